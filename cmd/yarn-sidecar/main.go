@@ -1,0 +1,41 @@
+// Command yarn-sidecar observes a YARN cluster, learns how fast each node type
+// runs each job class, and steers the Capacity Scheduler's per-partition queue
+// capacities and app priorities through YARN's own REST APIs.
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/spf13/cobra"
+)
+
+// subcommands is filled by each subcommand file's init, one file per
+// subcommand, so that adding one never touches another.
+var subcommands []func() *cobra.Command
+
+func register(f func() *cobra.Command) { subcommands = append(subcommands, f) }
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "yarn-sidecar",
+		Short:         "Steer YARN's Capacity Scheduler on heterogeneous clusters",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	var cmds []*cobra.Command
+	for _, f := range subcommands {
+		cmds = append(cmds, f())
+	}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
+	root.AddCommand(cmds...)
+	return root
+}
+
+func main() {
+	if err := newRootCmd().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "yarn-sidecar:", err)
+		os.Exit(1)
+	}
+}
