@@ -1,0 +1,83 @@
+// Command bench runs every end-to-end benchmark of yarn-sidecar and prints one
+// table: each row has the figure, the baseline measured in the same run, and
+// their ratio (BENCHMARKS.md records one run). Each area registers its rows
+// from its own file (one file per area), so areas never edit each other.
+//
+// Run with `make bench` or `go run ./testenv/bench [-only AREA] [-seeds N]`.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Row is one line of the benchmark table.
+type Row struct {
+	Area     string // e.g. "mini cluster", "observe", "calibrate"
+	Name     string // what was measured
+	Figure   string // the measured value with units
+	Baseline string // the baseline measured in the same run ("" when none)
+	Ratio    string // figure vs baseline, or share of a bound
+	Goal     string // the issue's target, for reading the ratio
+}
+
+// Options are the command-line knobs every benchmark may read.
+type Options struct {
+	Seeds int  // seeds for the scenario comparisons
+	Quick bool // smaller sizes, for a smoke run
+}
+
+// Bench is one registered benchmark area.
+type Bench struct {
+	Area  string
+	Order int // table order; lower first
+	Run   func(Options) ([]Row, error)
+}
+
+var benches []Bench
+
+func register(b Bench) { benches = append(benches, b) }
+
+func main() {
+	only := flag.String("only", "", "run only areas whose name contains this")
+	seeds := flag.Int("seeds", 10, "seeds for scenario comparisons")
+	quick := flag.Bool("quick", false, "smaller sizes (smoke run)")
+	flag.Parse()
+	sort.SliceStable(benches, func(i, j int) bool { return benches[i].Order < benches[j].Order })
+	opts := Options{Seeds: *seeds, Quick: *quick}
+
+	var rows []Row
+	failed := 0
+	for _, b := range benches {
+		if *only != "" && !strings.Contains(b.Area, *only) {
+			continue
+		}
+		start := time.Now()
+		fmt.Fprintf(os.Stderr, "bench: %s ...\n", b.Area)
+		r, err := b.Run(opts)
+		if err != nil {
+			failed++
+			fmt.Fprintf(os.Stderr, "bench: %s failed: %v\n", b.Area, err)
+			rows = append(rows, Row{Area: b.Area, Name: "FAILED", Figure: err.Error()})
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "bench: %s done in %s\n", b.Area, time.Since(start).Round(time.Millisecond))
+		rows = append(rows, r...)
+	}
+	fmt.Printf("yarn-sidecar benchmarks — %s, %s/%s, %d CPUs, %s\n\n", time.Now().UTC().Format(time.RFC3339), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "area\tmeasure\tfigure\tbaseline (same run)\tratio\tgoal")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Area, r.Name, r.Figure, r.Baseline, r.Ratio, r.Goal)
+	}
+	tw.Flush()
+	if failed > 0 {
+		os.Exit(1)
+	}
+}
