@@ -1,0 +1,304 @@
+package sidecar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// ConfAPI is what the applier needs from the ResourceManager. The yarn
+// package's client satisfies it through an adapter; DryRunAPI wraps one so
+// that dry-run runs the same code and only the writes are recorded.
+type ConfAPI interface {
+	// SchedulerConf is GET /scheduler-conf. It returns an error wrapping
+	// ErrConfNotMutable when the RM's configuration store is the file store.
+	SchedulerConf(ctx context.Context) (schedconf.Conf, error)
+	// ConfVersion is GET /scheduler-conf/version.
+	ConfVersion(ctx context.Context) (int64, error)
+	// ValidateMutation is POST /scheduler-conf/validate.
+	ValidateMutation(ctx context.Context, m schedconf.Mutation) error
+	// UpdateConf is PUT /scheduler-conf: one atomic mutation.
+	UpdateConf(ctx context.Context, m schedconf.Mutation) error
+	// SetAppPriority is PUT /apps/{id}/priority; returns the effective value.
+	SetAppPriority(ctx context.Context, appID string, priority int) (int, error)
+}
+
+// ErrConfNotMutable means the RM's scheduler configuration store is the file
+// store: the mutation API is off and the sidecar refuses to act.
+var ErrConfNotMutable = errors.New("the ResourceManager's scheduler configuration is not mutable (yarn.scheduler.configuration.store.class is file); set it to memory, leveldb, zk or fs to let the sidecar act")
+
+// VersionMovedError: another writer changed the scheduler configuration
+// after the plan was made (optimistic concurrency; USER-ASKS #6).
+type VersionMovedError struct{ Planned, Live int64 }
+
+func (e *VersionMovedError) Error() string {
+	return fmt.Sprintf("scheduler-conf version moved from %d (planned) to %d (live): another writer changed the queues; skipping this cycle", e.Planned, e.Live)
+}
+
+// RejectedError: a validation step refused the mutation; nothing changed.
+type RejectedError struct {
+	Stage string // "local" or "rm-validate" or "rm-apply"
+	Err   error
+}
+
+func (e *RejectedError) Error() string {
+	return fmt.Sprintf("mutation rejected by %s validation: %v", e.Stage, e.Err)
+}
+func (e *RejectedError) Unwrap() error { return e.Err }
+
+// VerifyError: the configuration read back after a mutation differs from
+// what was applied.
+type VerifyError struct {
+	Mismatches []string // "key: want X, got Y"
+}
+
+func (e *VerifyError) Error() string {
+	return fmt.Sprintf("read-back after apply differs in %d properties (first: %s)", len(e.Mismatches), e.Mismatches[0])
+}
+
+// RollbackError: restoring the previous configuration failed too. This is
+// the one case where YARN may be left with the new configuration; it is
+// logged loudly and audited.
+type RollbackError struct{ Cause, Err error }
+
+func (e *RollbackError) Error() string {
+	return fmt.Sprintf("rollback after %v failed: %v; the scheduler configuration may hold the new values — check /ws/v1/cluster/scheduler-conf", e.Cause, e.Err)
+}
+func (e *RollbackError) Unwrap() error { return e.Err }
+
+// Applier is the only code that writes to YARN. Every attempt is one audit
+// line. Writes run under a context detached from the caller's cancellation
+// (bounded by WriteTimeout), so a SIGTERM never stops a mutation half-way:
+// once the PUT is sent, the verify and, if needed, the rollback complete.
+type Applier struct {
+	API          ConfAPI
+	Audit        *AuditLog
+	Mode         Mode
+	User         string
+	Labels       []string // cluster node labels, for local validation
+	WriteTimeout time.Duration
+	Log          hclog.Logger
+	Now          func() time.Time
+
+	cycle int64
+}
+
+// Outcome is what one Apply did.
+type Outcome struct {
+	Result        Result
+	VersionBefore int64
+	VersionAfter  int64
+	Priorities    []PriorityChange // effective values after the PUTs
+}
+
+// Apply runs the safety sequence for one plan: refuse a non-mutable store →
+// version check → local validation → RM validation → version re-check → one
+// PUT → read back and compare → on error or mismatch, restore the previous
+// configuration. Then app priorities. One audit line whatever happens.
+func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error) {
+	a.cycle++
+	log := a.logger()
+	entry := AuditEntry{Time: a.now(), Cycle: a.cycle, Mode: a.Mode, User: a.User,
+		VersionBefore: plan.ConfVersion, Reasons: plan.Reasons}
+	entry.Before, entry.After = changedProps(plan.Base, plan.Desired)
+	defer func() {
+		entry.Result = out.Result
+		entry.VersionAfter = out.VersionAfter
+		entry.Priorities = out.Priorities
+		if err != nil {
+			entry.Error = err.Error()
+		}
+		if out.Result == ResultNoChange || a.Audit == nil {
+			return
+		}
+		if aerr := a.Audit.Append(entry); aerr != nil {
+			log.Error("audit log write failed", "error", aerr)
+			err = errors.Join(err, aerr)
+		}
+	}()
+	out.VersionBefore, out.VersionAfter = plan.ConfVersion, plan.ConfVersion
+	if plan.Empty() {
+		out.Result = ResultNoChange
+		return out, nil
+	}
+
+	if len(plan.Mutation.UpdateQueue)+len(plan.Mutation.AddQueue)+len(plan.Mutation.RemoveQueue)+len(plan.Mutation.GlobalUpdates) > 0 {
+		res, version, err := a.applyMutation(ctx, plan, log)
+		out.Result, out.VersionAfter = res, version
+		if err != nil {
+			return out, err
+		}
+	} else {
+		out.Result = ResultApplied
+	}
+
+	for _, pc := range plan.Priorities {
+		wctx, cancel := a.writeContext(ctx)
+		got, perr := a.API.SetAppPriority(wctx, pc.AppID, pc.To)
+		cancel()
+		if perr != nil {
+			log.Warn("app priority not changed", "app", pc.AppID, "want", pc.To, "error", perr)
+			err = errors.Join(err, fmt.Errorf("set priority of %s to %d: %w", pc.AppID, pc.To, perr))
+			continue
+		}
+		pc.To = got
+		out.Priorities = append(out.Priorities, pc)
+	}
+	if a.Mode == ModeDryRun {
+		out.Result = ResultDryRun
+	}
+	return out, err
+}
+
+func (a *Applier) applyMutation(ctx context.Context, plan *Plan, log hclog.Logger) (Result, int64, error) {
+	live, err := a.API.SchedulerConf(ctx)
+	if err != nil {
+		if errors.Is(err, ErrConfNotMutable) {
+			return ResultRefused, plan.ConfVersion, err
+		}
+		return ResultFailed, plan.ConfVersion, fmt.Errorf("read live scheduler-conf: %w", err)
+	}
+	version, err := a.API.ConfVersion(ctx)
+	if err != nil {
+		return ResultFailed, plan.ConfVersion, fmt.Errorf("read scheduler-conf version: %w", err)
+	}
+	if version != plan.ConfVersion {
+		return ResultVersionMoved, version, &VersionMovedError{Planned: plan.ConfVersion, Live: version}
+	}
+	after, err := live.Apply(plan.Mutation)
+	if err != nil {
+		return ResultRejected, version, &RejectedError{Stage: "local", Err: err}
+	}
+	if err := schedconf.ValidateWithLabels(after, a.Labels); err != nil {
+		return ResultRejected, version, &RejectedError{Stage: "local", Err: err}
+	}
+	if err := a.API.ValidateMutation(ctx, plan.Mutation); err != nil {
+		return ResultRejected, version, &RejectedError{Stage: "rm-validate", Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return ResultFailed, version, fmt.Errorf("cancelled before apply, nothing changed: %w", err)
+	}
+	// Re-check the version as late as possible: PUT takes no precondition.
+	if v, err := a.API.ConfVersion(ctx); err != nil {
+		return ResultFailed, version, fmt.Errorf("re-read scheduler-conf version: %w", err)
+	} else if v != version {
+		return ResultVersionMoved, v, &VersionMovedError{Planned: plan.ConfVersion, Live: v}
+	}
+
+	// From here on the caller's cancellation is ignored: finish what we start.
+	wctx, cancel := a.writeContext(ctx)
+	defer cancel()
+	putErr := a.API.UpdateConf(wctx, plan.Mutation)
+	got, readErr := a.API.SchedulerConf(wctx)
+	newVersion, _ := a.API.ConfVersion(wctx)
+	if readErr != nil {
+		// We cannot tell what the RM holds: restore the previous conf blind.
+		cause := fmt.Errorf("read back after apply: %w", readErr)
+		if putErr != nil {
+			cause = fmt.Errorf("apply: %v; %w", putErr, cause)
+		}
+		return a.rollback(wctx, live, nil, cause, log)
+	}
+	if putErr != nil {
+		if mismatches := diffOn(live, got, after); len(mismatches) == 0 {
+			// The RM refused as one transaction: nothing changed.
+			return ResultRejected, newVersion, &RejectedError{Stage: "rm-apply", Err: putErr}
+		}
+		return a.rollback(wctx, live, got, fmt.Errorf("apply failed but the conf changed: %w", putErr), log)
+	}
+	if mismatches := diffOn(after, got, after, live); len(mismatches) > 0 {
+		return a.rollback(wctx, live, got, &VerifyError{Mismatches: mismatches}, log)
+	}
+	log.Info("scheduler configuration applied", "version_before", version, "version_after", newVersion, "changes", len(plan.Changes))
+	return ResultApplied, newVersion, nil
+}
+
+// rollback restores prev. got is what the RM holds now (nil if unknown).
+func (a *Applier) rollback(ctx context.Context, prev, got schedconf.Conf, cause error, log hclog.Logger) (Result, int64, error) {
+	log.Warn("restoring previous scheduler configuration", "cause", cause)
+	if got == nil {
+		var err error
+		if got, err = a.API.SchedulerConf(ctx); err != nil {
+			rerr := &RollbackError{Cause: cause, Err: fmt.Errorf("read conf: %w", err)}
+			log.Error("ROLLBACK FAILED", "error", rerr)
+			return ResultFailed, 0, rerr
+		}
+	}
+	undo := schedconf.Diff(got, prev)
+	if err := a.API.UpdateConf(ctx, undo); err != nil {
+		rerr := &RollbackError{Cause: cause, Err: err}
+		log.Error("ROLLBACK FAILED", "error", rerr)
+		return ResultFailed, 0, rerr
+	}
+	back, err := a.API.SchedulerConf(ctx)
+	if err != nil {
+		return ResultFailed, 0, &RollbackError{Cause: cause, Err: fmt.Errorf("read back after rollback: %w", err)}
+	}
+	if m := diffOn(prev, back, prev, got); len(m) > 0 {
+		return ResultFailed, 0, &RollbackError{Cause: cause, Err: &VerifyError{Mismatches: m}}
+	}
+	v, _ := a.API.ConfVersion(ctx)
+	return ResultRolledBack, v, cause
+}
+
+// diffOn compares want and got on every key present in any of the key sets.
+func diffOn(want, got schedconf.Conf, keySets ...schedconf.Conf) []string {
+	keys := map[string]bool{}
+	for _, ks := range keySets {
+		for k := range ks {
+			keys[k] = true
+		}
+	}
+	var out []string
+	for k := range keys {
+		if want[k] != got[k] {
+			out = append(out, fmt.Sprintf("%s: want %q, got %q", k, want[k], got[k]))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// changedProps lists the properties that differ, old and new values.
+func changedProps(before, after schedconf.Conf) (map[string]string, map[string]string) {
+	b, a := map[string]string{}, map[string]string{}
+	for k, v := range after {
+		if before[k] != v {
+			b[k], a[k] = before[k], v
+		}
+	}
+	for k, v := range before {
+		if _, ok := after[k]; !ok {
+			b[k], a[k] = v, ""
+		}
+	}
+	return b, a
+}
+
+func (a *Applier) writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	t := a.WriteTimeout
+	if t == 0 {
+		t = 30 * time.Second
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), t)
+}
+
+func (a *Applier) logger() hclog.Logger {
+	if a.Log == nil {
+		return hclog.NewNullLogger()
+	}
+	return a.Log
+}
+
+func (a *Applier) now() time.Time {
+	if a.Now == nil {
+		return time.Now()
+	}
+	return a.Now()
+}

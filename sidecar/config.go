@@ -1,0 +1,292 @@
+package sidecar
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Mode says whether the sidecar may write to YARN.
+type Mode string
+
+// Modes. Dry-run is the default until the config says otherwise.
+const (
+	ModeDryRun Mode = "dry-run"
+	ModeApply  Mode = "apply"
+)
+
+// Config is the sidecar's configuration file (configs/sidecar.example.yaml
+// documents every option). Load it with LoadConfig, which defaults then
+// validates.
+type Config struct {
+	Mode Mode `yaml:"mode"`
+
+	// Connection. Empty values are found from HADOOP_CONF_DIR.
+	RM            []string      `yaml:"rm"`
+	JobHistory    string        `yaml:"jobhistory"`
+	Proxy         string        `yaml:"proxy"`
+	User          string        `yaml:"user"`
+	HadoopConfDir string        `yaml:"hadoop_conf_dir"`
+	Timeout       time.Duration `yaml:"timeout"`
+
+	// Interval between control cycles in `run`.
+	Interval time.Duration `yaml:"interval"`
+	// Store is the calibration history (bbolt file).
+	Store string `yaml:"store"`
+	// AuditLog is the append-only JSON-lines log of every apply attempt.
+	AuditLog string `yaml:"audit_log"`
+	// Listen serves /metrics and /report (loopback by default).
+	Listen string `yaml:"listen"`
+
+	// Queues lists the leaf queues the sidecar may steer, with their
+	// weights for PS fairness. Empty = every leaf queue, weight = its
+	// current default-partition capacity.
+	Queues map[string]QueueConfig `yaml:"queues"`
+
+	NodeTypes []NodeTypeRule  `yaml:"node_types"`
+	JobClass  JobClassConfig  `yaml:"job_class"`
+	Calibrate CalibrateConfig `yaml:"calibration"`
+	Safety    SafetyConfig    `yaml:"safety"`
+	Deadlines DeadlineConfig  `yaml:"deadlines"`
+	Schedule  ScheduleConfig  `yaml:"schedule"`
+}
+
+// QueueConfig is one steered leaf queue.
+type QueueConfig struct {
+	Weight float64 `yaml:"weight"`
+	// Pinned queues are observed and reported but never changed.
+	Pinned bool `yaml:"pinned"`
+}
+
+// NodeTypeRule assigns a node type by label, host pattern or resources.
+type NodeTypeRule struct {
+	Name        string `yaml:"name"`
+	Label       string `yaml:"label"`
+	HostPattern string `yaml:"host_pattern"`
+	MinGPUs     int64  `yaml:"min_gpus"`
+}
+
+// JobClassConfig says how recurring jobs are recognised.
+type JobClassConfig struct {
+	// By is tag (jobclass=NAME, falling back to name), name, queue or user.
+	By string `yaml:"by"`
+}
+
+// CalibrateConfig tunes the CR estimator.
+type CalibrateConfig struct {
+	MinSamples    int    `yaml:"min_samples"`
+	HalfLifeRuns  int    `yaml:"half_life_runs"`
+	ReferenceType string `yaml:"reference_type"`
+}
+
+// SafetyConfig bounds what one cycle may change (USER-ASKS #5, #8).
+type SafetyConfig struct {
+	// MaxStepPercent caps the change of any capacity in one cycle, in
+	// percentage points of the parent.
+	MaxStepPercent float64 `yaml:"max_step_percent"`
+	// HysteresisPercent skips changes smaller than this.
+	HysteresisPercent float64 `yaml:"hysteresis_percent"`
+	// FloorContainers keeps every queue at least this many containers'
+	// worth in each partition it uses (YARN-11073: tiny capacities misbehave).
+	FloorContainers int `yaml:"floor_containers"`
+	// AllowPriorityChanges lets the sidecar PUT app priorities.
+	AllowPriorityChanges bool `yaml:"allow_priority_changes"`
+	// AllowNodeLabelChanges lets the sidecar add labels or relabel nodes.
+	AllowNodeLabelChanges bool `yaml:"allow_node_label_changes"`
+	// VerifyTimeout bounds the read-back after a mutation.
+	VerifyTimeout time.Duration `yaml:"verify_timeout"`
+}
+
+// DeadlineConfig holds completion-time goals that tags do not carry.
+type DeadlineConfig struct {
+	// SLO per job class: finish within this long of submission.
+	SLO map[string]time.Duration `yaml:"slo"`
+	// Confidence for "containers needed" (e.g. 0.9).
+	Confidence float64 `yaml:"confidence"`
+	// Samples for the Monte-Carlo completion-time distribution.
+	Samples int `yaml:"samples"`
+}
+
+// ScheduleConfig holds cron expressions (robfig/cron) for periodic work.
+type ScheduleConfig struct {
+	Calibrate string `yaml:"calibrate"`
+	Report    string `yaml:"report"`
+}
+
+// Default fills unset fields with the documented defaults.
+func (c *Config) Default() {
+	if c.Mode == "" {
+		c.Mode = ModeDryRun
+	}
+	if c.Timeout == 0 {
+		c.Timeout = 10 * time.Second
+	}
+	if c.Interval == 0 {
+		c.Interval = 30 * time.Second
+	}
+	if c.Store == "" {
+		c.Store = "yarn-sidecar.db"
+	}
+	if c.AuditLog == "" {
+		c.AuditLog = "yarn-sidecar-audit.jsonl"
+	}
+	if c.Listen == "" {
+		c.Listen = "127.0.0.1:9464"
+	}
+	if c.JobClass.By == "" {
+		c.JobClass.By = "tag"
+	}
+	if c.Calibrate.MinSamples == 0 {
+		c.Calibrate.MinSamples = 3
+	}
+	if c.Calibrate.HalfLifeRuns == 0 {
+		c.Calibrate.HalfLifeRuns = 5
+	}
+	if c.Safety.MaxStepPercent == 0 {
+		c.Safety.MaxStepPercent = 25
+	}
+	if c.Safety.HysteresisPercent == 0 {
+		c.Safety.HysteresisPercent = 2
+	}
+	if c.Safety.FloorContainers == 0 {
+		c.Safety.FloorContainers = 1
+	}
+	if c.Safety.VerifyTimeout == 0 {
+		c.Safety.VerifyTimeout = 30 * time.Second
+	}
+	if c.Deadlines.Confidence == 0 {
+		c.Deadlines.Confidence = 0.9
+	}
+	if c.Deadlines.Samples == 0 {
+		c.Deadlines.Samples = 2000
+	}
+	if c.Schedule.Calibrate == "" {
+		c.Schedule.Calibrate = "@every 10m"
+	}
+	if c.Schedule.Report == "" {
+		c.Schedule.Report = "@every 1h"
+	}
+}
+
+// ConfigError lists every bad field of a config, by path.
+type ConfigError struct {
+	File   string
+	Fields []string // "safety.max_step_percent: must be in (0, 100]"
+}
+
+func (e *ConfigError) Error() string {
+	where := "config"
+	if e.File != "" {
+		where = "config " + e.File
+	}
+	return fmt.Sprintf("%s: %d invalid field(s):\n  %s", where, len(e.Fields), strings.Join(e.Fields, "\n  "))
+}
+
+// Validate checks every field and lists all the bad ones at once.
+func (c *Config) Validate() error {
+	var bad []string
+	add := func(path, format string, a ...any) { bad = append(bad, path+": "+fmt.Sprintf(format, a...)) }
+	if c.Mode != ModeDryRun && c.Mode != ModeApply {
+		add("mode", "%q is not dry-run or apply", c.Mode)
+	}
+	for i, u := range c.RM {
+		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			add(fmt.Sprintf("rm[%d]", i), "%q must start with http:// or https://", u)
+		}
+	}
+	if c.Timeout < 0 {
+		add("timeout", "must be positive, got %s", c.Timeout)
+	}
+	if c.Interval < time.Second {
+		add("interval", "must be at least 1s, got %s", c.Interval)
+	}
+	for q, qc := range c.Queues {
+		if !strings.HasPrefix(q, "root.") {
+			add("queues."+q, "queue must be a full path starting with root.")
+		}
+		if qc.Weight < 0 {
+			add("queues."+q+".weight", "must not be negative, got %g", qc.Weight)
+		}
+	}
+	for i, r := range c.NodeTypes {
+		if r.Name == "" {
+			add(fmt.Sprintf("node_types[%d].name", i), "is required")
+		}
+		if r.Label == "" && r.HostPattern == "" && r.MinGPUs == 0 {
+			add(fmt.Sprintf("node_types[%d]", i), "needs label, host_pattern or min_gpus")
+		}
+	}
+	switch c.JobClass.By {
+	case "tag", "name", "queue", "user":
+	default:
+		add("job_class.by", "%q is not tag, name, queue or user", c.JobClass.By)
+	}
+	if c.Calibrate.MinSamples < 1 {
+		add("calibration.min_samples", "must be at least 1, got %d", c.Calibrate.MinSamples)
+	}
+	if c.Safety.MaxStepPercent <= 0 || c.Safety.MaxStepPercent > 100 {
+		add("safety.max_step_percent", "must be in (0, 100], got %g", c.Safety.MaxStepPercent)
+	}
+	if c.Safety.HysteresisPercent < 0 || c.Safety.HysteresisPercent >= c.Safety.MaxStepPercent {
+		add("safety.hysteresis_percent", "must be in [0, max_step_percent), got %g", c.Safety.HysteresisPercent)
+	}
+	if c.Safety.FloorContainers < 0 {
+		add("safety.floor_containers", "must not be negative, got %d", c.Safety.FloorContainers)
+	}
+	if c.Deadlines.Confidence <= 0 || c.Deadlines.Confidence >= 1 {
+		add("deadlines.confidence", "must be in (0, 1), got %g", c.Deadlines.Confidence)
+	}
+	for cls, d := range c.Deadlines.SLO {
+		if d <= 0 {
+			add("deadlines.slo."+cls, "must be positive, got %s", d)
+		}
+	}
+	if len(bad) > 0 {
+		return &ConfigError{Fields: bad}
+	}
+	return nil
+}
+
+// ParseConfig decodes YAML (unknown fields are errors, named with their
+// line), defaults and validates it.
+func ParseConfig(data []byte) (*Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) { // empty file: all defaults
+		return nil, fmt.Errorf("parse config: %w", err)
+	}
+	c.Default()
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// LoadConfig reads, defaults and validates a config file. An empty path
+// means all defaults.
+func LoadConfig(path string) (*Config, error) {
+	if path == "" {
+		return ParseConfig(nil)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	c, err := ParseConfig(data)
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		ce.File = path
+		return nil, ce
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}

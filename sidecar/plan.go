@@ -1,0 +1,258 @@
+package sidecar
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// QueueTarget is what the decision packages want for one leaf queue.
+// Percentages are of the parent queue in each partition ("" = default), the
+// Capacity Scheduler's percentage mode.
+type QueueTarget struct {
+	Capacity    map[string]float64
+	MaxCapacity map[string]float64
+	// AccessibleLabels, when non-nil, replaces accessible-node-labels.
+	AccessibleLabels []string
+	// DefaultLabelExpression, when non-nil, replaces
+	// default-node-label-expression (steers the new containers of running
+	// apps: the scheduler re-reads it on each allocate).
+	DefaultLabelExpression *string
+	Reason                 string
+}
+
+// PriorityChange is one app priority the plan sets.
+type PriorityChange struct {
+	AppID  string `json:"appId"`
+	Queue  string `json:"queue"`
+	From   int    `json:"from"`
+	To     int    `json:"to"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Change is one property the plan changes, with the reason in words.
+type Change struct {
+	Queue     string `json:"queue"`
+	Partition string `json:"partition"`
+	Property  string `json:"property"` // relative to the queue, e.g. accessible-node-labels.gpu.capacity
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Limited   bool   `json:"limited,omitempty"` // clamped by the step limit this cycle
+	Reason    string `json:"reason,omitempty"`
+}
+
+// Plan is one cycle's decision as a value: what to change, why, and the
+// configuration version it was made from. Applier turns it into one
+// scheduler-conf mutation.
+type Plan struct {
+	Time        time.Time          `json:"time"`
+	ConfVersion int64              `json:"confVersion"`
+	Changes     []Change           `json:"changes"`
+	Priorities  []PriorityChange   `json:"priorities,omitempty"`
+	Reasons     []string           `json:"reasons,omitempty"`
+	Mutation    schedconf.Mutation `json:"-"`
+	// Base is the live configuration the plan was made from; Desired is Base
+	// with the (safety-limited) plan applied.
+	Base    schedconf.Conf `json:"-"`
+	Desired schedconf.Conf `json:"-"`
+	// Metrics the decision predicted (for reports), e.g. "sum_ps".
+	Predicted map[string]float64 `json:"predicted,omitempty"`
+}
+
+// Empty reports whether the plan changes nothing.
+func (p *Plan) Empty() bool { return len(p.Changes) == 0 && len(p.Priorities) == 0 }
+
+// BuildPlan turns queue targets into a Plan against the live configuration:
+// it formats the targets as Capacity Scheduler properties, applies the
+// safety rules (hysteresis, step limit, floors; see safety.go) per parent and
+// partition so sibling sums stay exactly 100, and diffs the result into a
+// single mutation.
+func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[string]QueueTarget, rules SafetyRules) (*Plan, error) {
+	tree, err := schedconf.ParseTree(base)
+	if err != nil {
+		return nil, fmt.Errorf("parse live scheduler configuration: %w", err)
+	}
+	desired := base.Clone()
+	plan := &Plan{Time: now, ConfVersion: version, Base: base}
+
+	// Group capacity targets by (parent, partition) so the step limit and
+	// rounding keep sibling sums exact.
+	type groupKey struct{ parent, partition string }
+	groups := map[groupKey]map[string]float64{}
+	for path, t := range targets {
+		q, ok := tree.ByPath[path]
+		if !ok {
+			return nil, fmt.Errorf("plan names queue %s, which is not in the live configuration", path)
+		}
+		if !q.IsLeaf() {
+			return nil, fmt.Errorf("plan names queue %s, which is not a leaf", path)
+		}
+		if q.Parent == nil {
+			return nil, fmt.Errorf("plan names the root queue")
+		}
+		for part, pct := range t.Capacity {
+			k := groupKey{q.Parent.Path, part}
+			if groups[k] == nil {
+				groups[k] = map[string]float64{}
+			}
+			groups[k][path] = pct
+		}
+	}
+	reasonOf := func(path string) string { return targets[path].Reason }
+
+	gkeys := make([]groupKey, 0, len(groups))
+	for k := range groups {
+		gkeys = append(gkeys, k)
+	}
+	sort.Slice(gkeys, func(i, j int) bool {
+		if gkeys[i].parent != gkeys[j].parent {
+			return gkeys[i].parent < gkeys[j].parent
+		}
+		return gkeys[i].partition < gkeys[j].partition
+	})
+	for _, k := range gkeys {
+		parent := tree.ByPath[k.parent]
+		current := map[string]float64{}
+		for _, child := range parent.Children {
+			current[child.Path] = percentOf(child, k.partition)
+		}
+		want := map[string]float64{}
+		for path, cur := range current {
+			want[path] = cur
+		}
+		for path, pct := range groups[k] {
+			want[path] = pct
+		}
+		floors := map[string]float64{}
+		for path := range current {
+			floors[path] = rules.floorPercent(path, k.partition)
+		}
+		step := LimitStep(current, want, floors, rules)
+		for _, path := range sortedKeys(step.Next) {
+			cur, next := current[path], step.Next[path]
+			if cur == next {
+				continue
+			}
+			prop := capacityProp(k.partition)
+			desired[schedconf.Key(path, prop)] = formatPercent(next)
+			plan.Changes = append(plan.Changes, Change{
+				Queue: path, Partition: k.partition, Property: prop,
+				From: formatPercent(cur), To: formatPercent(next),
+				Limited: step.Limited, Reason: reasonOf(path),
+			})
+		}
+	}
+
+	for _, path := range sortedKeys(targets) {
+		t := targets[path]
+		q := tree.ByPath[path]
+		for _, part := range sortedKeys(t.MaxCapacity) {
+			prop := maxCapacityProp(part)
+			next := t.MaxCapacity[part]
+			// maximum-capacity may never fall below the capacity just planned.
+			if c, err := strconv.ParseFloat(desired[schedconf.Key(path, capacityProp(part))], 64); err == nil && next < c {
+				next = c
+			}
+			cur := maxPercentOf(q, part)
+			if abs(next-cur) < rules.HysteresisPercent && next >= cur {
+				continue
+			}
+			if cur == next {
+				continue
+			}
+			desired[schedconf.Key(path, prop)] = formatPercent(next)
+			plan.Changes = append(plan.Changes, Change{Queue: path, Partition: part, Property: prop,
+				From: formatPercent(cur), To: formatPercent(next), Reason: t.Reason})
+		}
+		if t.AccessibleLabels != nil {
+			next := strings.Join(t.AccessibleLabels, ",")
+			cur := base[schedconf.Key(path, "accessible-node-labels")]
+			if next != cur {
+				desired[schedconf.Key(path, "accessible-node-labels")] = next
+				plan.Changes = append(plan.Changes, Change{Queue: path, Property: "accessible-node-labels", From: cur, To: next, Reason: t.Reason})
+			}
+		}
+		if t.DefaultLabelExpression != nil {
+			next := *t.DefaultLabelExpression
+			cur := base[schedconf.Key(path, "default-node-label-expression")]
+			if next != cur {
+				if next == "" {
+					delete(desired, schedconf.Key(path, "default-node-label-expression"))
+				} else {
+					desired[schedconf.Key(path, "default-node-label-expression")] = next
+				}
+				plan.Changes = append(plan.Changes, Change{Queue: path, Partition: next, Property: "default-node-label-expression", From: cur, To: next, Reason: t.Reason})
+			}
+		}
+	}
+	plan.Desired = desired
+	plan.Mutation = schedconf.Diff(base, desired)
+	seen := map[string]bool{}
+	for _, c := range plan.Changes {
+		if c.Reason != "" && !seen[c.Reason] {
+			seen[c.Reason] = true
+			plan.Reasons = append(plan.Reasons, c.Reason)
+		}
+	}
+	return plan, nil
+}
+
+// capacityProp is the queue-relative property of a partition's capacity.
+func capacityProp(partition string) string {
+	if partition == "" {
+		return "capacity"
+	}
+	return "accessible-node-labels." + partition + ".capacity"
+}
+
+// maxCapacityProp is the queue-relative property of a partition's maximum.
+func maxCapacityProp(partition string) string {
+	if partition == "" {
+		return "maximum-capacity"
+	}
+	return "accessible-node-labels." + partition + ".maximum-capacity"
+}
+
+// percentOf is a queue's configured percentage in a partition (0 when it is
+// unset or not in percentage mode).
+func percentOf(q *schedconf.Queue, partition string) float64 {
+	v, ok := q.Capacity[partition]
+	if !ok || v.Mode != schedconf.ModePercentage {
+		return 0
+	}
+	return v.Percent
+}
+
+// maxPercentOf is a queue's configured maximum-capacity (100 when unset).
+func maxPercentOf(q *schedconf.Queue, partition string) float64 {
+	v, ok := q.MaxCapacity[partition]
+	if !ok || v.Mode != schedconf.ModePercentage {
+		return 100
+	}
+	return v.Percent
+}
+
+// formatPercent writes a percentage the way an admin would (no trailing zeros).
+func formatPercent(v float64) string {
+	return strconv.FormatFloat(round2(v), 'f', -1, 64)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
