@@ -1,0 +1,74 @@
+package sidecar
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestShippedConfigsParse(t *testing.T) {
+	for _, name := range []string{"sidecar.example.yaml", "sidecar.compose.yaml"} {
+		t.Run(name, func(t *testing.T) {
+			c, err := LoadConfig(filepath.Join("..", "configs", name))
+			if err != nil {
+				t.Fatalf("LoadConfig: %v", err)
+			}
+			if c.Mode != ModeDryRun {
+				t.Errorf("shipped mode = %q, want dry-run", c.Mode)
+			}
+		})
+	}
+}
+
+func TestConfigValidationListsEveryBadField(t *testing.T) {
+	cases := []struct {
+		name string
+		yaml string
+		want []string
+	}{
+		{"empty is all defaults", "", nil},
+		{"bad mode", "mode: yolo\n", []string{"mode:"}},
+		{"several bad fields", "mode: apply\nrm: [rm1:8088]\nsafety: {max_step_percent: 150}\ndeadlines: {confidence: 1.5}\n",
+			[]string{"rm[0]:", "safety.max_step_percent:", "deadlines.confidence:"}},
+		{"queue not a path", "queues: {crypto: {weight: 1}}\n", []string{"queues.crypto:"}},
+		{"node type without matcher", "node_types: [{name: gpu}]\n", []string{"node_types[0]:"}},
+		{"job class key", "job_class: {by: color}\n", []string{"job_class.by:"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tc.yaml))
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("want *ConfigError, got %v", err)
+			}
+			if len(ce.Fields) != len(tc.want) {
+				t.Errorf("got %d bad fields %q, want %d", len(ce.Fields), ce.Fields, len(tc.want))
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not name %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigUnknownFieldNamesLine(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(p, []byte("mode: apply\nsafty: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadConfig(p)
+	if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "safty") || !strings.Contains(err.Error(), p) {
+		t.Fatalf("want an error naming file, line 2 and field safty, got %v", err)
+	}
+}
