@@ -1,0 +1,193 @@
+package sidecar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/robfig/cron/v3"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// Observer reads one snapshot of the cluster and the live scheduler
+// configuration. The yarn client satisfies it through an adapter.
+type Observer interface {
+	Observe(ctx context.Context, now time.Time) (cluster.Snapshot, error)
+	SchedulerConf(ctx context.Context) (schedconf.Conf, error)
+}
+
+// Decision is what the decide step returns for one snapshot: queue targets
+// for BuildPlan, app priorities, and what it predicted (for reports).
+type Decision struct {
+	Targets    map[string]QueueTarget
+	Priorities []PriorityChange
+	Predicted  map[string]float64
+	Notes      []string
+}
+
+// Decider is the pure decision step: a snapshot and the live conf in, a
+// Decision out. Wire.go builds one from progress, affinity, deadline and the
+// calibration table.
+type Decider interface {
+	Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision, error)
+}
+
+// Learner ingests what the snapshot shows (finished task attempts) into the
+// calibration history.
+type Learner interface {
+	Learn(ctx context.Context, snap cluster.Snapshot) error
+}
+
+// CycleReport is what one cycle saw and did, for metrics and reports.
+type CycleReport struct {
+	Cycle    int64
+	Started  time.Time
+	Duration time.Duration
+	Snapshot cluster.Snapshot
+	Decision Decision
+	Plan     *Plan
+	Outcome  Outcome
+	Err      error
+}
+
+// Loop runs control cycles. Run it with Run; one cycle with Once.
+type Loop struct {
+	Observer Observer
+	Learner  Learner // may be nil
+	Decider  Decider
+	Applier  *Applier
+	Rules    func(snap cluster.Snapshot) SafetyRules
+	Mode     Mode
+	Log      hclog.Logger
+	Now      func() time.Time
+	// OnCycle, when set, receives each cycle's report (metrics, HTML report).
+	OnCycle func(CycleReport)
+
+	mu    sync.Mutex // one cycle at a time
+	cycle int64
+}
+
+// Once runs one cycle: observe → learn → decide → plan → act. In dry-run
+// mode the applier's API is wrapped in a fresh DryRunAPI, so the same code
+// runs and only the writes are recorded.
+func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.cycle++
+	rep = CycleReport{Cycle: l.cycle, Started: l.now()}
+	log := l.logger().With("cycle", l.cycle)
+	defer func() {
+		rep.Duration = l.now().Sub(rep.Started)
+		rep.Err = err
+		if l.OnCycle != nil {
+			l.OnCycle(rep)
+		}
+	}()
+
+	snap, err := l.Observer.Observe(ctx, rep.Started)
+	if err != nil {
+		return rep, fmt.Errorf("observe: %w", err)
+	}
+	rep.Snapshot = snap
+	for _, le := range snap.Errors {
+		log.Warn("part of the snapshot could not be read", "what", le.What, "endpoint", le.Endpoint, "error", le.Err)
+	}
+	if l.Learner != nil {
+		if err := l.Learner.Learn(ctx, snap); err != nil {
+			// Calibration history is kept; a failed ingest is retried next cycle.
+			log.Warn("calibration ingest failed", "error", err)
+		}
+	}
+	live, err := l.Observer.SchedulerConf(ctx)
+	if err != nil {
+		if errors.Is(err, ErrConfNotMutable) {
+			log.Error("refusing to act", "error", err)
+			rep.Outcome.Result = ResultRefused
+		}
+		return rep, fmt.Errorf("read scheduler-conf: %w", err)
+	}
+	dec, err := l.Decider.Decide(snap, live)
+	if err != nil {
+		return rep, fmt.Errorf("decide: %w", err)
+	}
+	rep.Decision = dec
+	rules := SafetyRules{}
+	if l.Rules != nil {
+		rules = l.Rules(snap)
+	}
+	plan, err := BuildPlan(snap.Time, live, snap.ConfVersion, dec.Targets, rules)
+	if err != nil {
+		return rep, fmt.Errorf("build plan: %w", err)
+	}
+	plan.Priorities = dec.Priorities
+	plan.Predicted = dec.Predicted
+	rep.Plan = plan
+
+	applier := *l.Applier // copy: the API may be swapped for dry-run
+	applier.Mode = l.Mode
+	if l.Mode != ModeApply {
+		applier.API = &DryRunAPI{Inner: l.Applier.API}
+	}
+	applier.cycle = l.cycle - 1
+	out, err := applier.Apply(ctx, plan)
+	rep.Outcome = out
+	log.Info("cycle done", "result", out.Result, "changes", len(plan.Changes), "priorities", len(plan.Priorities), "error", err)
+	return rep, err
+}
+
+// Run runs a cycle every interval until ctx is cancelled (SIGTERM). A cycle
+// in progress finishes its mutation (the applier detaches writes from ctx);
+// Run returns after it. Periodic jobs (calibration refresh, reports) run on
+// robfig/cron schedules.
+func (l *Loop) Run(ctx context.Context, interval time.Duration, periodic map[string]func()) error {
+	log := l.logger()
+	c := cron.New(cron.WithLogger(cronLogger{log}))
+	for spec, f := range periodic {
+		if _, err := c.AddFunc(spec, f); err != nil {
+			return fmt.Errorf("schedule %q: %w", spec, err)
+		}
+	}
+	c.Start()
+	defer func() { <-c.Stop().Done() }()
+
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if _, err := l.Once(ctx); err != nil {
+			log.Warn("cycle failed", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			log.Info("shutting down: no cycle in progress")
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+func (l *Loop) logger() hclog.Logger {
+	if l.Log == nil {
+		return hclog.NewNullLogger()
+	}
+	return l.Log
+}
+
+func (l *Loop) now() time.Time {
+	if l.Now == nil {
+		return time.Now()
+	}
+	return l.Now()
+}
+
+// cronLogger adapts hclog to cron's logger.
+type cronLogger struct{ l hclog.Logger }
+
+func (c cronLogger) Info(msg string, kv ...any) { c.l.Debug("cron: "+msg, kv...) }
+func (c cronLogger) Error(err error, msg string, kv ...any) {
+	c.l.Error("cron: "+msg, append(kv, "error", err)...)
+}
