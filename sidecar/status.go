@@ -47,9 +47,9 @@ type RateStatus struct {
 type QueueStatus struct {
 	Queue       string  `json:"queue"`
 	Partition   string  `json:"partition"`
-	Capacity    float64 `json:"capacity"`     // % of parent, configured
-	AbsCapacity float64 `json:"absCapacity"`  // % of partition
-	AbsUsed     float64 `json:"absUsed"`      // % of partition
+	Capacity    float64 `json:"capacity"`    // % of parent, configured
+	AbsCapacity float64 `json:"absCapacity"` // % of partition
+	AbsUsed     float64 `json:"absUsed"`     // % of partition
 	Containers  int     `json:"containers"`
 	JobsAtRisk  int     `json:"jobsAtRisk"`
 	CapNeeded   float64 `json:"capacityNeededPct,omitempty"` // for its deadlines
