@@ -9,7 +9,6 @@ package hdfsns
 import (
 	"path"
 	"sort"
-	"strings"
 	"sync"
 )
 
@@ -40,11 +39,29 @@ type FS struct {
 	mu      sync.RWMutex
 	files   map[string]*File
 	nextBlk uint64
+	// kids indexes each directory's children so a listing costs the size of
+	// the directory, not of the namespace: the mini NameNode pages a
+	// 100,000-entry directory a thousand names at a time.
+	kids      map[string]*children
+	datanodes map[string]Datanode
+}
+
+// children is one directory's child names; sorted is rebuilt lazily after
+// inserts, because sorting on every AddFile would make bulk loads quadratic.
+type children struct {
+	names  map[string]struct{}
+	sorted []string
+	dirty  bool
 }
 
 // New returns a namespace holding only "/".
 func New() *FS {
-	fs := &FS{files: map[string]*File{}, nextBlk: 1073741825}
+	fs := &FS{
+		files:     map[string]*File{},
+		nextBlk:   1073741825,
+		kids:      map[string]*children{},
+		datanodes: map[string]Datanode{},
+	}
 	fs.files["/"] = &File{Path: "/", IsDir: true, Owner: "hdfs", Group: "supergroup", Perm: 0755}
 	return fs
 }
@@ -68,7 +85,7 @@ func (fs *FS) AddFile(p string, size, blockSize int64, replicas [][]string) *Fil
 		fs.nextBlk++
 		off += n
 	}
-	fs.files[p] = f
+	fs.putLocked(f)
 	return f
 }
 
@@ -82,11 +99,30 @@ func (fs *FS) Mkdir(p string) {
 func (fs *FS) mkdirAllLocked(p string) {
 	for d := p; ; d = path.Dir(d) {
 		if _, ok := fs.files[d]; !ok {
-			fs.files[d] = &File{Path: d, IsDir: true, Owner: "hadoop", Group: "supergroup", Perm: 0755}
+			fs.putLocked(&File{Path: d, IsDir: true, Owner: "hadoop", Group: "supergroup", Perm: 0755})
 		}
 		if d == "/" {
 			return
 		}
+	}
+}
+
+// putLocked stores f and indexes it under its parent.
+func (fs *FS) putLocked(f *File) {
+	fs.files[f.Path] = f
+	if f.Path == "/" {
+		return
+	}
+	dir, name := path.Split(f.Path)
+	dir = path.Clean(dir)
+	c := fs.kids[dir]
+	if c == nil {
+		c = &children{names: map[string]struct{}{}}
+		fs.kids[dir] = c
+	}
+	if _, ok := c.names[name]; !ok {
+		c.names[name] = struct{}{}
+		c.dirty = true
 	}
 }
 
@@ -104,23 +140,69 @@ func (fs *FS) Stat(p string) (File, bool) {
 // List returns the children of directory p sorted by name (HDFS lists in
 // byte order), or false when p is not a directory.
 func (fs *FS) List(p string) ([]File, bool) {
+	out, _, ok := fs.ListPage(p, "", -1)
+	return out, ok
+}
+
+// ListPage returns at most limit children of directory p whose names sort
+// after startAfter (all of them when limit < 0), and how many remain after
+// the page — the shape of the NameNode's getListing. False when p is not a
+// directory.
+func (fs *FS) ListPage(p, startAfter string, limit int) (page []File, remaining int, ok bool) {
+	p = path.Clean("/" + p)
+	names, ok := fs.sortedChildren(p)
+	if !ok {
+		return nil, 0, false
+	}
 	fs.mu.RLock()
 	defer fs.mu.RUnlock()
-	p = path.Clean("/" + p)
+	i := 0
+	if startAfter != "" {
+		i = sort.Search(len(names), func(k int) bool { return names[k] > startAfter })
+	}
+	end := len(names)
+	if limit >= 0 && i+limit < end {
+		end = i + limit
+	}
+	page = make([]File, 0, end-i)
+	for _, n := range names[i:end] {
+		page = append(page, *fs.files[path.Join(p, n)])
+	}
+	return page, len(names) - end, true
+}
+
+// sortedChildren returns p's child names in byte order, sorting them first
+// if files were added since the last listing.
+func (fs *FS) sortedChildren(p string) ([]string, bool) {
+	fs.mu.RLock()
 	d, ok := fs.files[p]
 	if !ok || !d.IsDir {
+		fs.mu.RUnlock()
 		return nil, false
 	}
-	prefix := p
-	if prefix != "/" {
-		prefix += "/"
+	c := fs.kids[p]
+	if c == nil {
+		fs.mu.RUnlock()
+		return nil, true
 	}
-	var out []File
-	for k, f := range fs.files {
-		if k != p && strings.HasPrefix(k, prefix) && !strings.Contains(k[len(prefix):], "/") {
-			out = append(out, *f)
+	if !c.dirty {
+		s := c.sorted
+		fs.mu.RUnlock()
+		return s, true
+	}
+	fs.mu.RUnlock()
+
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if c.dirty {
+		s := make([]string, 0, len(c.names))
+		for n := range c.names {
+			s = append(s, n)
 		}
+		sort.Strings(s)
+		// A fresh slice, never appended to, so callers holding the old one
+		// keep a consistent view.
+		c.sorted, c.dirty = s, false
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, true
+	return c.sorted, true
 }
