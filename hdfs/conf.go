@@ -74,6 +74,9 @@ func NameNodes(conf hadoopconf.HadoopConf, nameservice string) ([]string, error)
 		}
 	}
 	if nameservice == "" {
+		if a := conf["dfs.namenode.rpc-address"]; a != "" {
+			return []string{a}, nil
+		}
 		if nns := conf.Namenodes(); len(nns) > 0 {
 			return nns, nil
 		}
