@@ -210,12 +210,17 @@ func (h *Headers) ParseResponseHeader(b []byte) (ResponseHeader, error) {
 	if err := proto.Unmarshal(b, m.Interface()); err != nil {
 		return ResponseHeader{}, fmt.Errorf("ipc: RpcResponseHeaderProto: %w", err)
 	}
-	return ResponseHeader{
+	r := ResponseHeader{
 		CallID:         uint32(m.Get(h.respCallID).Uint()),
 		Status:         Status(m.Get(h.respStatus).Enum()),
 		ExceptionClass: m.Get(h.respClass).String(),
 		ErrorMsg:       m.Get(h.respMsg).String(),
-		ErrorDetail:    int32(m.Get(h.respDetail).Enum()),
 		ClientID:       m.Get(h.respClientID).Bytes(),
-	}, nil
+	}
+	// RpcErrorCodeProto has no zero value, so an unset field would read as
+	// its first value (ERROR_APPLICATION); keep 0 for "none".
+	if m.Has(h.respDetail) {
+		r.ErrorDetail = int32(m.Get(h.respDetail).Enum())
+	}
+	return r, nil
 }

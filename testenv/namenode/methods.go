@@ -152,6 +152,13 @@ func (srv *Server) getBlockLocations(sess *session, req, resp protoreflect.Messa
 	}
 	off := int64(req.Get(srv.s.blocksOffset).Uint())
 	length := int64(req.Get(srv.s.blocksLength).Uint())
+	// FSNamesystem.getBlockLocations rejects what Java reads as negative.
+	if off < 0 {
+		return &exception{"org.apache.hadoop.HadoopIllegalArgumentException", "Negative offset is not supported. File: " + p}
+	}
+	if length < 0 {
+		return &exception{"org.apache.hadoop.HadoopIllegalArgumentException", "Negative length is not supported. File: " + p}
+	}
 	resp.Set(srv.s.blocksLocations, protoreflect.ValueOfMessage(srv.locatedBlocks(f, off, length)))
 	return nil
 }

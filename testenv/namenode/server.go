@@ -51,6 +51,8 @@ type Server struct {
 	// build 300,000 of them.
 	dnMu    sync.Mutex
 	dnCache map[hdfsns.Datanode]protoreflect.Message
+	// emptyToken is the (read-only) block token of every block.
+	emptyToken protoreflect.Message
 }
 
 // Start serves fs on 127.0.0.1 at a free port until Close.
@@ -78,6 +80,8 @@ func Start(fs *hdfsns.FS, opts Options) (*Server, error) {
 		conns:   map[net.Conn]struct{}{},
 		calls:   map[string]int{},
 		dnCache: map[hdfsns.Datanode]protoreflect.Message{},
+
+		emptyToken: s.newEmptyToken(),
 	}
 	for _, p := range opts.Denied {
 		srv.denied[path.Clean("/"+p)] = true

@@ -1,6 +1,8 @@
 package namenode
 
 import (
+	"math"
+
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/hdfsns"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
@@ -76,6 +78,9 @@ func (srv *Server) locatedBlocks(f hdfsns.File, off, length int64) protoreflect.
 		length = 1
 	}
 	end := off + length
+	if length > math.MaxInt64-off {
+		end = math.MaxInt64
+	}
 	for _, b := range f.Blocks {
 		if b.Offset+b.Length <= off {
 			continue
@@ -86,7 +91,14 @@ func (srv *Server) locatedBlocks(f hdfsns.File, off, length int64) protoreflect.
 		list.Append(protoreflect.ValueOfMessage(srv.locatedBlock(b)))
 	}
 	if n := len(f.Blocks); n > 0 {
-		lb.Set(s.lsLast, protoreflect.ValueOfMessage(srv.locatedBlock(f.Blocks[n-1])))
+		// The last block is often the last one listed; share that message
+		// (both are only marshalled) instead of building it twice.
+		last := f.Blocks[n-1]
+		if k := list.Len(); k > 0 && list.Get(k-1).Message().Get(s.lbOffset).Uint() == uint64(last.Offset) {
+			lb.Set(s.lsLast, list.Get(k-1))
+		} else {
+			lb.Set(s.lsLast, protoreflect.ValueOfMessage(srv.locatedBlock(last)))
+		}
 	}
 	return lb
 }
@@ -102,13 +114,7 @@ func (srv *Server) locatedBlock(b hdfsns.Block) protoreflect.Message {
 	m.Set(s.lbB, protoreflect.ValueOfMessage(ext))
 	m.Set(s.lbOffset, protoreflect.ValueOfUint64(uint64(b.Offset)))
 	m.Set(s.lbCorrupt, protoreflect.ValueOfBool(false))
-	// An empty token: block tokens are off (dfs.block.access.token.enable=false).
-	tok := s.token.New()
-	tok.Set(s.tokID, protoreflect.ValueOfBytes([]byte{}))
-	tok.Set(s.tokPass, protoreflect.ValueOfBytes([]byte{}))
-	tok.Set(s.tokKind, protoreflect.ValueOfString(""))
-	tok.Set(s.tokService, protoreflect.ValueOfString(""))
-	m.Set(s.lbToken, protoreflect.ValueOfMessage(tok))
+	m.Set(s.lbToken, protoreflect.ValueOfMessage(srv.emptyToken))
 	locs := m.Mutable(s.lbLocs).List()
 	types := m.Mutable(s.lbStorageTypes).List()
 	ids := m.Mutable(s.lbStorageIDs).List()
@@ -143,4 +149,15 @@ func (srv *Server) datanodeInfo(host string) (protoreflect.Message, string) {
 	m.Set(s.dnLoc, protoreflect.ValueOfString(dn.Rack))
 	srv.dnCache[dn] = m
 	return m, dn.UUID
+}
+
+// newEmptyToken builds the block token every block carries: empty, as with
+// dfs.block.access.token.enable=false. One message is shared by all blocks.
+func (s *schema) newEmptyToken() protoreflect.Message {
+	tok := s.token.New()
+	tok.Set(s.tokID, protoreflect.ValueOfBytes([]byte{}))
+	tok.Set(s.tokPass, protoreflect.ValueOfBytes([]byte{}))
+	tok.Set(s.tokKind, protoreflect.ValueOfString(""))
+	tok.Set(s.tokService, protoreflect.ValueOfString(""))
+	return tok
 }
