@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+)
+
+// daemonFlags are the flags of plan, apply and run.
+type daemonFlags struct {
+	config      string
+	apply       bool
+	rm          []string
+	jhs         string
+	user        string
+	logLevel    string
+	logJSON     bool
+	listen      string
+	forceDryRun bool
+}
+
+func (f *daemonFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.config, "config", "", "sidecar config file (YAML; see configs/sidecar.example.yaml)")
+	cmd.Flags().BoolVar(&f.apply, "apply", false, "write to YARN (otherwise dry-run unless the config says mode: apply)")
+	cmd.Flags().StringSliceVar(&f.rm, "rm", nil, "ResourceManager web address(es), e.g. http://rm:8088 (default: config, then HADOOP_CONF_DIR)")
+	cmd.Flags().StringVar(&f.jhs, "jhs", "", "JobHistory server web address (default: config, then HADOOP_CONF_DIR)")
+	cmd.Flags().StringVar(&f.user, "user", "", "simple-auth user (user.name); must be a YARN admin to apply")
+	cmd.Flags().StringVar(&f.logLevel, "log-level", "info", "log level: trace, debug, info, warn, error")
+	cmd.Flags().BoolVar(&f.logJSON, "log-json", false, "log as JSON lines")
+}
+
+// Daemon is everything a command needs, wired from the config.
+type Daemon struct {
+	Config   *sidecar.Config
+	Log      hclog.Logger
+	Loop     *sidecar.Loop
+	Board    *sidecar.StatusBoard
+	Periodic map[string]func()
+	closers  []func() error
+}
+
+// Close releases the store and the audit log.
+func (d *Daemon) Close() {
+	for i := len(d.closers) - 1; i >= 0; i-- {
+		if err := d.closers[i](); err != nil {
+			d.Log.Warn("close", "error", err)
+		}
+	}
+}
+
+// loadConfig reads the config and lets flags override it.
+func (f *daemonFlags) loadConfig() (*sidecar.Config, error) {
+	cfg, err := sidecar.LoadConfig(f.config)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.rm) > 0 {
+		cfg.RM = f.rm
+	}
+	if f.jhs != "" {
+		cfg.JobHistory = f.jhs
+	}
+	if f.user != "" {
+		cfg.User = f.user
+	}
+	if f.apply {
+		cfg.Mode = sidecar.ModeApply
+	}
+	if f.forceDryRun {
+		cfg.Mode = sidecar.ModeDryRun
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// build wires config → logger → clients → loop.
+func (f *daemonFlags) build() (*Daemon, error) {
+	cfg, err := f.loadConfig()
+	if err != nil {
+		return nil, err
+	}
+	log := newLogger(f.logLevel, f.logJSON)
+	d := &Daemon{Config: cfg, Log: log, Board: &sidecar.StatusBoard{}}
+	deps, err := wireDeps(cfg, log)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	d.closers = append(d.closers, deps.Close)
+	audit, err := sidecar.OpenAuditLog(cfg.AuditLog)
+	if err != nil {
+		deps.Close()
+		return nil, err
+	}
+	d.closers = append(d.closers, audit.Close)
+	d.Loop = &sidecar.Loop{
+		Observer: deps.Observer,
+		Learner:  deps.Learner,
+		Decider:  deps.Decider,
+		Applier: &sidecar.Applier{API: deps.ConfAPI, Audit: audit, User: cfg.User, Labels: nil,
+			WriteTimeout: cfg.Safety.VerifyTimeout, Log: log.Named("apply")},
+		Rules:   deps.Rules,
+		Mode:    cfg.Mode,
+		Log:     log,
+		OnCycle: deps.OnCycle(d.Board, cfg.Mode),
+	}
+	d.Periodic = deps.Periodic(cfg)
+	_ = time.Second
+	return d, nil
+}

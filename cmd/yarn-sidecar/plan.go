@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+)
+
+func init() {
+	register(newPlanCmd)
+	register(newApplyCmd)
+}
+
+func newPlanCmd() *cobra.Command {
+	var f daemonFlags
+	var output string
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Show the capacity plan for the cluster as it is now, with reasons; changes nothing",
+		Long: `plan observes the cluster once, computes per-partition queue capacities and app
+priorities from the learned computing rates and the jobs' goals, validates the result locally
+and with the RM's POST /scheduler-conf/validate, and prints it. It never writes to YARN.`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			f.forceDryRun = true
+			d, err := f.build()
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			rep, err := d.Loop.Once(cmd.Context())
+			if rep.Plan == nil {
+				return err
+			}
+			if output == "json" {
+				return writeJSON(cmd.OutOrStdout(), planView(rep, err))
+			}
+			printPlan(cmd.OutOrStdout(), rep, err)
+			return nil
+		},
+	}
+	f.add(cmd)
+	outputFlag(cmd, &output)
+	return cmd
+}
+
+func newApplyCmd() *cobra.Command {
+	var f daemonFlags
+	var output string
+	cmd := &cobra.Command{
+		Use:   "apply",
+		Short: "Run one control cycle; writes to YARN only with --apply (or mode: apply)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			d, err := f.build()
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			rep, err := d.Loop.Once(cmd.Context())
+			if rep.Plan != nil {
+				if output == "json" {
+					_ = writeJSON(cmd.OutOrStdout(), planView(rep, err))
+				} else {
+					printPlan(cmd.OutOrStdout(), rep, err)
+				}
+			}
+			return err
+		},
+	}
+	f.add(cmd)
+	outputFlag(cmd, &output)
+	return cmd
+}
+
+type planJSON struct {
+	Mode    sidecar.Mode       `json:"mode"`
+	Result  sidecar.Result     `json:"result"`
+	Error   string             `json:"error,omitempty"`
+	Plan    *sidecar.Plan      `json:"plan"`
+	Notes   []string           `json:"notes,omitempty"`
+	Predict map[string]float64 `json:"predicted,omitempty"`
+}
+
+func planView(rep sidecar.CycleReport, err error) planJSON {
+	v := planJSON{Result: rep.Outcome.Result, Plan: rep.Plan, Notes: rep.Decision.Notes, Predict: rep.Decision.Predicted}
+	if err != nil {
+		v.Error = err.Error()
+	}
+	return v
+}
+
+func printPlan(w io.Writer, rep sidecar.CycleReport, err error) {
+	p := rep.Plan
+	fmt.Fprintf(w, "plan made at %s from scheduler-conf version %d: %d change(s), %d priority change(s)\n",
+		p.Time.UTC().Format("2006-01-02 15:04:05Z"), p.ConfVersion, len(p.Changes), len(p.Priorities))
+	if len(p.Changes) > 0 {
+		tw := newTable(w)
+		fmt.Fprintln(tw, "QUEUE\tPARTITION\tPROPERTY\tFROM\tTO\tNOTE")
+		for _, c := range p.Changes {
+			part := c.Partition
+			if part == "" {
+				part = "<default>"
+			}
+			note := ""
+			if c.Limited {
+				note = "step-limited"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Queue, part, c.Property, orDash(c.From), orDash(c.To), note)
+		}
+		tw.Flush()
+	}
+	if len(p.Priorities) > 0 {
+		tw := newTable(w)
+		fmt.Fprintln(tw, "APP\tQUEUE\tPRIORITY\tWHY")
+		for _, pc := range p.Priorities {
+			fmt.Fprintf(tw, "%s\t%s\t%d→%d\t%s\n", pc.AppID, pc.Queue, pc.From, pc.To, pc.Reason)
+		}
+		tw.Flush()
+	}
+	if len(p.Reasons) > 0 {
+		fmt.Fprintln(w, "why:")
+		for _, r := range p.Reasons {
+			fmt.Fprintln(w, "  -", r)
+		}
+	}
+	for _, n := range rep.Decision.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+	if len(p.Predicted) > 0 {
+		var parts []string
+		for _, k := range sortedKeys(p.Predicted) {
+			parts = append(parts, fmt.Sprintf("%s=%.3f", k, p.Predicted[k]))
+		}
+		fmt.Fprintln(w, "predicted:", strings.Join(parts, " "))
+	}
+	fmt.Fprintf(w, "result: %s\n", rep.Outcome.Result)
+	if err != nil {
+		fmt.Fprintf(w, "error: %v\n", err)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
