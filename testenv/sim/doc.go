@@ -1,0 +1,26 @@
+// Package sim is the mini cluster's simulation core: a discrete-event model,
+// in virtual time, of a YARN cluster running the Capacity Scheduler and
+// MapReduce jobs on heterogeneous nodes. It implements rmweb.State, so the
+// REST handlers in testenv/rmweb serve it in Hadoop's wire formats.
+//
+// It is a STAND-IN for Apache Hadoop, which cannot run where this project is
+// built and tested. What it models, after CapacityScheduler.md, NodeLabel.md
+// and the Capacity Scheduler sources: a queue tree read from the
+// yarn.scheduler.capacity.* properties (via yarn/schedconf, so a mutation
+// re-initialises the queues as the RM does); per node-label partition
+// guaranteed capacity and elastic borrowing up to maximum-capacity;
+// exclusive partitions (only requests naming the label) and non-exclusive
+// ones (idle resources lent to default-partition requests); the request's
+// partition re-read from the queue's default-node-label-expression at every
+// allocation (SchedulerUtils.normalizeNodeLabelExpressionInRequest);
+// allocation on node heartbeats (1 s), parents ordering children by
+// utilisation, leaves ordering apps by priority then FIFO; node-locality
+// delay in missed scheduling opportunities; maximum-am-resource-percent;
+// MapReduce AMs, maps over HDFS blocks (replicas placed rack-aware on
+// DataNode hosts) and reduces with slow-start.
+//
+// What it does not model: preemption, reservations, user limits
+// (user-limit-factor), DRF beyond "all three resources must fit", container
+// failures other than node loss, speculative execution, and the AM's own
+// resource negotiation latency.
+package sim

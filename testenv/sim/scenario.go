@@ -1,0 +1,257 @@
+package sim
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+//go:embed scenarios/*.yaml
+var scenarioFS embed.FS
+
+// Scenario is a mini-cluster workload: node types, labels, queues (as
+// Capacity Scheduler properties), job classes with their true speed per node
+// type, and job arrivals. Scenarios are data (testenv/sim/scenarios/*.yaml).
+type Scenario struct {
+	Name           string            `yaml:"name"`
+	Description    string            `yaml:"description"`
+	Seed           int64             `yaml:"seed"`
+	Start          time.Time         `yaml:"start"`
+	MaxAppPriority int               `yaml:"max_app_priority"`
+	BlockSizeMB    int64             `yaml:"block_size_mb"`
+	NoiseSigma     float64           `yaml:"noise_sigma"`
+	Bandwidth      Bandwidth         `yaml:"bandwidth_mb_per_s"`
+	Racks          int               `yaml:"racks"`
+	FileStore      bool              `yaml:"file_store"` // true: scheduler-conf not mutable
+	Labels         []LabelSpec       `yaml:"labels"`
+	NodeTypes      []NodeTypeSpec    `yaml:"node_types"`
+	Classes        []ClassSpec       `yaml:"classes"`
+	Conf           map[string]string `yaml:"conf"`
+	Jobs           []JobSpec         `yaml:"jobs"`
+	Generators     []GeneratorSpec   `yaml:"generators"`
+}
+
+// Bandwidth is the read rate of a map's input by locality (Lee §4.3.1.2 Tr).
+type Bandwidth struct {
+	NodeLocal float64 `yaml:"node_local"`
+	RackLocal float64 `yaml:"rack_local"`
+	OffSwitch float64 `yaml:"off_switch"`
+}
+
+// LabelSpec is a node label.
+type LabelSpec struct {
+	Name      string `yaml:"name"`
+	Exclusive bool   `yaml:"exclusive"`
+}
+
+// NodeTypeSpec is a group of identical nodes.
+type NodeTypeSpec struct {
+	Name     string `yaml:"name"`
+	Count    int    `yaml:"count"`
+	MemoryMB int64  `yaml:"memory_mb"`
+	VCores   int64  `yaml:"vcores"`
+	GPUs     int64  `yaml:"gpus"`
+	Label    string `yaml:"label"`
+	// DataNode false makes a compute-only node (no HDFS blocks; Lee §4.2).
+	DataNode *bool `yaml:"datanode"`
+}
+
+// ClassSpec is a job class and its true speed per node type.
+type ClassSpec struct {
+	Name string `yaml:"name"`
+	// MapSeconds is the processing time of one full block at speed 1.
+	MapSeconds     float64            `yaml:"map_seconds"`
+	ReduceSeconds  float64            `yaml:"reduce_seconds"`
+	ShuffleSeconds float64            `yaml:"shuffle_seconds"`
+	MapMemoryMB    int64              `yaml:"map_memory_mb"`
+	MapVCores      int64              `yaml:"map_vcores"`
+	MapGPUs        int64              `yaml:"map_gpus"`
+	Speed          map[string]float64 `yaml:"speed"` // node type → factor (default 1)
+}
+
+// JobSpec is one job arrival (Repeat > 1 submits copies Every apart).
+type JobSpec struct {
+	At       time.Duration `yaml:"at"`
+	Name     string        `yaml:"name"`
+	Class    string        `yaml:"class"`
+	Queue    string        `yaml:"queue"`
+	User     string        `yaml:"user"`
+	Maps     int           `yaml:"maps"`
+	Reduces  int           `yaml:"reduces"`
+	Priority int           `yaml:"priority"`
+	Tags     []string      `yaml:"tags"`
+	Label    string        `yaml:"node_label_expression"`
+	Repeat   int           `yaml:"repeat"`
+	Every    time.Duration `yaml:"every"`
+}
+
+// GeneratorSpec draws Count jobs with exponential inter-arrival times.
+type GeneratorSpec struct {
+	Class        string        `yaml:"class"`
+	Queue        string        `yaml:"queue"`
+	User         string        `yaml:"user"`
+	Count        int           `yaml:"count"`
+	Start        time.Duration `yaml:"start"`
+	MeanGap      time.Duration `yaml:"mean_gap"`
+	MapsMin      int           `yaml:"maps_min"`
+	MapsMax      int           `yaml:"maps_max"`
+	Reduces      int           `yaml:"reduces"`
+	DeadlineProb float64       `yaml:"deadline_prob"` // share of jobs with a deadline tag
+	// DeadlineSlack multiplies a job's stand-alone estimate to set its goal.
+	DeadlineSlack float64 `yaml:"deadline_slack"`
+}
+
+// ErrUnknownScenario is returned for a name that is neither shipped nor a file.
+var ErrUnknownScenario = errors.New("unknown scenario")
+
+// Names lists the shipped scenarios.
+func Names() []string {
+	ents, _ := scenarioFS.ReadDir("scenarios")
+	var out []string
+	for _, e := range ents {
+		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	return out
+}
+
+// LoadScenario loads a shipped scenario by name, or a YAML file by path.
+func LoadScenario(nameOrPath string) (*Scenario, error) {
+	if nameOrPath == "fb-2009" {
+		return FacebookTrace("")
+	}
+	data, err := scenarioFS.ReadFile("scenarios/" + nameOrPath + ".yaml")
+	src := nameOrPath
+	if err != nil {
+		data, err = os.ReadFile(nameOrPath)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %q: %w (shipped: %s)", nameOrPath, ErrUnknownScenario, strings.Join(Names(), ", "))
+		}
+		src = filepath.Clean(nameOrPath)
+	}
+	return ParseScenario(data, src)
+}
+
+// ParseScenario decodes and checks a scenario; errors name the field and line.
+func ParseScenario(data []byte, source string) (*Scenario, error) {
+	var sc Scenario
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&sc); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", source, err)
+	}
+	sc.defaults()
+	if err := sc.validate(); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", source, err)
+	}
+	return &sc, nil
+}
+
+func (sc *Scenario) defaults() {
+	if sc.Start.IsZero() {
+		sc.Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	if sc.BlockSizeMB == 0 {
+		sc.BlockSizeMB = 128
+	}
+	if sc.Bandwidth.NodeLocal == 0 {
+		sc.Bandwidth = Bandwidth{NodeLocal: 400, RackLocal: 200, OffSwitch: 80}
+	}
+	if sc.Racks == 0 {
+		sc.Racks = 1
+	}
+	for i := range sc.Classes {
+		c := &sc.Classes[i]
+		if c.MapMemoryMB == 0 {
+			c.MapMemoryMB = 2048
+		}
+		if c.MapVCores == 0 {
+			c.MapVCores = 1
+		}
+	}
+	for i := range sc.Jobs {
+		if sc.Jobs[i].Repeat == 0 {
+			sc.Jobs[i].Repeat = 1
+		}
+		if sc.Jobs[i].User == "" {
+			sc.Jobs[i].User = "hadoop"
+		}
+	}
+}
+
+func (sc *Scenario) validate() error {
+	var bad []string
+	types := map[string]bool{}
+	for i, nt := range sc.NodeTypes {
+		if nt.Name == "" || nt.Count <= 0 || nt.MemoryMB <= 0 || nt.VCores <= 0 {
+			bad = append(bad, fmt.Sprintf("node_types[%d]: needs name, count > 0, memory_mb > 0, vcores > 0", i))
+		}
+		types[nt.Name] = true
+	}
+	classes := map[string]bool{}
+	for i, c := range sc.Classes {
+		if c.Name == "" || c.MapSeconds <= 0 {
+			bad = append(bad, fmt.Sprintf("classes[%d]: needs name and map_seconds > 0", i))
+		}
+		for t := range c.Speed {
+			if !types[t] {
+				bad = append(bad, fmt.Sprintf("classes[%d].speed: unknown node type %q", i, t))
+			}
+		}
+		classes[c.Name] = true
+	}
+	for i, j := range sc.Jobs {
+		if !classes[j.Class] {
+			bad = append(bad, fmt.Sprintf("jobs[%d].class: unknown class %q", i, j.Class))
+		}
+		if j.Maps <= 0 {
+			bad = append(bad, fmt.Sprintf("jobs[%d].maps: must be > 0", i))
+		}
+	}
+	for i, g := range sc.Generators {
+		if !classes[g.Class] {
+			bad = append(bad, fmt.Sprintf("generators[%d].class: unknown class %q", i, g.Class))
+		}
+		if g.MapsMin <= 0 || g.MapsMax < g.MapsMin {
+			bad = append(bad, fmt.Sprintf("generators[%d]: needs 0 < maps_min <= maps_max", i))
+		}
+	}
+	if len(sc.NodeTypes) == 0 {
+		bad = append(bad, "node_types: at least one is required")
+	}
+	if _, ok := sc.Conf["yarn.scheduler.capacity.root.queues"]; !ok {
+		bad = append(bad, "conf: yarn.scheduler.capacity.root.queues is required")
+	}
+	if len(bad) > 0 {
+		return errors.New(strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// Class returns the named class.
+func (sc *Scenario) Class(name string) (ClassSpec, bool) {
+	for _, c := range sc.Classes {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return ClassSpec{}, false
+}
+
+// TrueSpeed is the scenario's speed factor of a node type for a class.
+func (sc *Scenario) TrueSpeed(nodeType, class string) float64 {
+	c, ok := sc.Class(class)
+	if !ok {
+		return 1
+	}
+	if s, ok := c.Speed[nodeType]; ok && s > 0 {
+		return s
+	}
+	return 1
+}

@@ -1,0 +1,256 @@
+package sim
+
+import (
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/rmweb"
+)
+
+// queueDemand is a leaf queue's apps with requests for one partition, in
+// the leaf's order: priority (higher first), then FIFO by submission.
+type queueDemand struct {
+	path string
+	apps []*app
+}
+
+// allocateAll is one round of node heartbeats: every usable node with room
+// is offered to the queues, least-utilised first (the parent's
+// "utilization" ordering policy), each leaf offering it to its apps in
+// priority-then-FIFO order.
+func (c *Cluster) allocateAll() {
+	own := map[string][]*queueDemand{}  // partition → leaves with requests naming it
+	byQueue := map[string]*queueDemand{}
+	live := c.active[:0]
+	any := false
+	for _, a := range c.active {
+		if a.finish.IsZero() {
+			live = append(live, a)
+		}
+		if !a.hasDemand() {
+			continue
+		}
+		any = true
+		p := c.labelExpr(a)
+		key := p + "\x00" + a.queue
+		qd := byQueue[key]
+		if qd == nil {
+			qd = &queueDemand{path: a.queue}
+			byQueue[key] = qd
+			own[p] = append(own[p], qd)
+		}
+		qd.apps = append(qd.apps, a)
+	}
+	c.active = live
+	if !any {
+		return
+	}
+	for _, qs := range own {
+		for _, qd := range qs {
+			sort.SliceStable(qd.apps, func(i, j int) bool {
+				if qd.apps[i].priority != qd.apps[j].priority {
+					return qd.apps[i].priority > qd.apps[j].priority
+				}
+				return qd.apps[i].seq < qd.apps[j].seq
+			})
+		}
+	}
+	totals := map[string]rmweb.Resource{}
+	for _, n := range c.nodes {
+		if n.state == "RUNNING" {
+			totals[n.label] = add(totals[n.label], n.total)
+		}
+	}
+	delay := c.confInt("yarn.scheduler.capacity.node-locality-delay", 40)
+	rackDelay := c.confInt("yarn.scheduler.capacity.rack-locality-additional-delay", -1)
+	if rackDelay < 0 {
+		rackDelay = delay
+	}
+	// Rotate the heartbeat order so no node is always offered first.
+	start := int(c.now.Unix()) % len(c.nodes)
+	for i := range c.nodes {
+		n := c.nodes[(start+i)%len(c.nodes)]
+		if n.state != "RUNNING" {
+			continue
+		}
+		for fits(n.free(), rmweb.Resource{MemoryMB: 512, VCores: 1}) {
+			placed := c.offer(n, own[n.label], totals, delay, rackDelay, false)
+			if !placed && n.label != "" && !c.labels[n.label] {
+				// Non-exclusive partition: idle resources go to
+				// default-partition requests (NodeLabel.md).
+				placed = c.offer(n, own[""], totals, delay, rackDelay, true)
+			}
+			if !placed {
+				break
+			}
+		}
+	}
+}
+
+// offer gives node n to the first queue, in utilisation order, that has a
+// request it may place there; it reports whether a container was placed.
+func (c *Cluster) offer(n *node, queues []*queueDemand, totals map[string]rmweb.Resource, delay, rackDelay int, borrowed bool) bool {
+	if len(queues) == 0 {
+		return false
+	}
+	p := n.label
+	total := totals[p]
+	util := func(q string) float64 {
+		q0 := c.tree.ByPath[q]
+		if q0 == nil {
+			return math.Inf(1)
+		}
+		guar := q0.AbsCapacity[p] * float64(total.MemoryMB)
+		if borrowed {
+			guar = q0.AbsCapacity[""] * float64(total.MemoryMB)
+		}
+		used := float64(c.usage[q][p].MemoryMB)
+		if guar <= 0 {
+			return 1e9 + used
+		}
+		return used / guar
+	}
+	order := make([]*queueDemand, 0, len(queues))
+	for _, qd := range queues {
+		if len(qd.apps) > 0 {
+			order = append(order, qd)
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool { return util(order[i].path) < util(order[j].path) })
+	for _, qd := range order {
+		q := c.tree.ByPath[qd.path]
+		if q == nil || q.State != "RUNNING" && q.State != "" {
+			continue
+		}
+		if !borrowed && !q.CanUse(p) {
+			continue
+		}
+		for _, a := range qd.apps {
+			if !a.hasDemand() {
+				continue
+			}
+			if c.tryApp(a, n, total, delay, rackDelay, borrowed) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// withinMax checks the queue chain's maximum-capacity in the partition.
+func (c *Cluster) withinMax(queue, p string, size, total rmweb.Resource, borrowed bool) bool {
+	if borrowed {
+		return true // lending idle non-exclusive resources
+	}
+	for q := queue; q != ""; q = parentPath(q) {
+		qc := c.tree.ByPath[q]
+		if qc == nil {
+			return false
+		}
+		max := qc.AbsMaxCapacity[p]
+		used := add(c.usage[q][p], size)
+		if float64(used.MemoryMB) > max*float64(total.MemoryMB)+0.5 || float64(used.VCores) > max*float64(total.VCores)+0.5 {
+			return false
+		}
+	}
+	return true
+}
+
+// tryApp places the app's next request on n if limits and locality allow.
+func (c *Cluster) tryApp(a *app, n *node, total rmweb.Resource, delay, rackDelay int, borrowed bool) bool {
+	p := n.label
+	free := n.free()
+	if a.amPending {
+		if !fits(free, amResource) || !c.withinMax(a.queue, p, amResource, total, borrowed) {
+			return false
+		}
+		q := c.tree.ByPath[a.queue]
+		limit := q.MaxAMResourcePercent * q.AbsCapacity[p] * float64(total.MemoryMB)
+		if used := c.amUsage[a.queue]; used.MemoryMB > 0 && float64(used.MemoryMB+amResource.MemoryMB) > limit {
+			return false // maximum-am-resource-percent: the app stays ACCEPTED
+		}
+		a.amPending = false
+		a.amNode = n
+		a.start = c.now
+		c.allocate(a, n, amResource)
+		c.amUsage[a.queue] = add(c.amUsage[a.queue], amResource)
+		ev := c.schedule(c.now.Add(amStartup), evAMReady, 0, nil)
+		ev.app = a
+		return true
+	}
+	if !a.running || !fits(free, a.mapSize) || !c.withinMax(a.queue, p, a.mapSize, total, borrowed) {
+		return false
+	}
+	if len(a.pendingMaps) > 0 {
+		if idx, ok := firstPending(a, a.pendingByHost[n.host]); ok {
+			c.launchMap(a, idx, n, "NODE_LOCAL")
+			return true
+		}
+		if a.missed < delay {
+			a.missed++
+			return false
+		}
+		if idx, ok := firstPending(a, a.pendingByRack[n.rack]); ok {
+			c.launchMap(a, idx, n, "RACK_LOCAL")
+			return true
+		}
+		if a.missed < delay+rackDelay {
+			a.missed++
+			return false
+		}
+		for idx := range a.maps {
+			if a.pendingMaps[idx] {
+				c.launchMap(a, idx, n, "OFF_SWITCH")
+				return true
+			}
+		}
+	}
+	if a.pendingReduces > 0 {
+		for _, t := range a.reduces {
+			if t.state == "SCHEDULED" {
+				a.pendingReduces--
+				c.startAttempt(a, t, n, "")
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func firstPending(a *app, idxs []int) (int, bool) {
+	for len(idxs) > 0 && !a.pendingMaps[idxs[0]] {
+		idxs = idxs[1:]
+	}
+	if len(idxs) == 0 {
+		return 0, false
+	}
+	return idxs[0], true
+}
+
+func (c *Cluster) launchMap(a *app, idx int, n *node, locality string) {
+	delete(a.pendingMaps, idx)
+	for _, h := range a.maps[idx].hosts {
+		a.pendingByHost[h] = trimDone(a, a.pendingByHost[h])
+	}
+	a.pendingByRack[n.rack] = trimDone(a, a.pendingByRack[n.rack])
+	a.missed = 0
+	c.startAttempt(a, a.maps[idx], n, locality)
+}
+
+// trimDone drops leading entries that are no longer pending (lazy deletion).
+func trimDone(a *app, idxs []int) []int {
+	for len(idxs) > 0 && !a.pendingMaps[idxs[0]] {
+		idxs = idxs[1:]
+	}
+	return idxs
+}
+
+func (c *Cluster) confInt(key string, def int) int {
+	if v, ok := c.conf[key]; ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
+		}
+	}
+	return def
+}

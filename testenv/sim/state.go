@@ -1,0 +1,459 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/rmweb"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+var _ rmweb.State = (*Cluster)(nil)
+
+// JobResult is one finished (or running) scenario job, for benchmarks.
+type JobResult struct {
+	AppID, JobID, Name, Class, Queue string
+	Submit, Start, Finish          time.Time
+	Deadline                       *time.Time
+	Maps, Reduces                  int
+	State                          string
+}
+
+// Duration is the job's completion time from submission.
+func (r JobResult) Duration() time.Duration { return r.Finish.Sub(r.Submit) }
+
+// Results lists every submitted job.
+func (c *Cluster) Results() []JobResult {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]JobResult, 0, len(c.apps))
+	for _, a := range c.apps {
+		r := JobResult{AppID: a.id, JobID: a.jobID, Name: a.name, Class: a.class, Queue: a.queue, Submit: a.submit,
+			Start: a.start, Finish: a.finish, Maps: len(a.maps), Reduces: len(a.reduces), State: a.state}
+		for _, t := range a.tags {
+			if v, ok := strings.CutPrefix(t, "deadline="); ok {
+				if d, err := parseDeadline(v, a.submit); err == nil {
+					r.Deadline = &d
+				}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func parseDeadline(v string, submit time.Time) (time.Time, error) {
+	if rel, ok := strings.CutPrefix(v, "+"); ok {
+		d, err := time.ParseDuration(rel)
+		return submit.Add(d), err
+	}
+	return time.Parse(time.RFC3339, v)
+}
+
+// ContainersByType counts each running app's containers per node type.
+func (c *Cluster) ContainersByType() map[string]map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]map[string]int{}
+	for _, a := range c.apps {
+		if !a.finish.IsZero() {
+			continue
+		}
+		m := map[string]int{}
+		for _, ts := range [][]*task{a.maps, a.reduces} {
+			for _, t := range ts {
+				for _, at := range t.attempts {
+					if at.state == "RUNNING" {
+						m[at.node.typ]++
+					}
+				}
+			}
+		}
+		out[a.id] = m
+	}
+	return out
+}
+
+// Nodes implements rmweb.State.
+func (c *Cluster) Nodes() []rmweb.Node {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]rmweb.Node, 0, len(c.nodes))
+	for _, n := range c.nodes {
+		var labels []string
+		if n.label != "" {
+			labels = []string{n.label}
+		}
+		out = append(out, rmweb.Node{ID: n.id, Host: n.host, Rack: n.rack, State: n.state, HTTPAddress: n.host + ":8042",
+			Labels: labels, Total: n.total, Used: n.used, Containers: n.containers, LastHealth: c.now, Health: ""})
+	}
+	return out
+}
+
+// Labels implements rmweb.State.
+func (c *Cluster) Labels() []rmweb.Label {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []rmweb.Label
+	for name, ex := range c.labels {
+		out = append(out, rmweb.Label{Name: name, Exclusive: ex})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// SchedulerConf implements rmweb.State.
+func (c *Cluster) SchedulerConf() (schedconf.Conf, int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conf.Clone(), c.version
+}
+
+// PartitionTotals implements rmweb.State.
+func (c *Cluster) PartitionTotals() map[string]rmweb.Resource {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]rmweb.Resource{"": {}}
+	for l := range c.labels {
+		out[l] = rmweb.Resource{}
+	}
+	for _, n := range c.nodes {
+		if n.state == "RUNNING" {
+			out[n.label] = add(out[n.label], n.total)
+		}
+	}
+	return out
+}
+
+// QueueRuntime implements rmweb.State.
+func (c *Cluster) QueueRuntime(path string) rmweb.QueueRuntime {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rt := rmweb.QueueRuntime{ByPartition: map[string]rmweb.QueueUsage{}}
+	prefix := path + "."
+	for _, a := range c.apps {
+		if !a.finish.IsZero() || (a.queue != path && !strings.HasPrefix(a.queue, prefix)) {
+			continue
+		}
+		rt.NumApplications++
+		if a.amPending {
+			rt.NumPendingApplications++
+		} else {
+			rt.NumActiveApplications++
+		}
+		if a.hasDemand() {
+			p := c.labelExpr(a)
+			u := rt.ByPartition[p]
+			if a.amPending {
+				u.Pending = add(u.Pending, amResource)
+			} else {
+				n := len(a.pendingMaps) + a.pendingReduces
+				u.Pending = add(u.Pending, rmweb.Resource{MemoryMB: a.mapSize.MemoryMB * int64(n), VCores: a.mapSize.VCores * int64(n), GPUs: a.mapSize.GPUs * int64(n)})
+			}
+			rt.ByPartition[p] = u
+		}
+	}
+	for p, used := range c.usage[path] {
+		u := rt.ByPartition[p]
+		u.Used = used
+		if used.MemoryMB > 0 {
+			u.NumContainers = int(used.MemoryMB / 1024) // refined below for leaves
+		}
+		rt.ByPartition[p] = u
+	}
+	// Exact container counts per partition for the queue's apps.
+	counts := map[string]int{}
+	for _, a := range c.apps {
+		if !a.finish.IsZero() || (a.queue != path && !strings.HasPrefix(a.queue, prefix)) {
+			continue
+		}
+		if a.amNode != nil {
+			counts[a.amNode.label]++
+		}
+		for _, ts := range [][]*task{a.maps, a.reduces} {
+			for _, t := range ts {
+				for _, at := range t.attempts {
+					if at.state == "RUNNING" {
+						counts[at.node.label]++
+					}
+				}
+			}
+		}
+	}
+	for p, u := range rt.ByPartition {
+		u.NumContainers = counts[p]
+		rt.ByPartition[p] = u
+	}
+	if u, ok := c.amUsage[path]; ok {
+		x := rt.ByPartition[""]
+		x.AMUsed = u
+		rt.ByPartition[""] = x
+	}
+	return rt
+}
+
+func (c *Cluster) appView(a *app) rmweb.App {
+	v := rmweb.App{ID: a.id, User: a.user, Name: a.name, Queue: a.queue, State: a.state, FinalStatus: a.finalStatus,
+		ApplicationType: "MAPREDUCE", Tags: a.tags, Priority: a.priority, StartedTime: a.submit, LaunchTime: a.start,
+		FinishedTime: a.finish, Allocated: a.allocated, RunningContainers: a.containers, NodeLabelExpression: a.labelExpr,
+		AttemptID: fmt.Sprintf("appattempt_%d_%04d_000001", c.clusterTS, a.seq)}
+	total := len(a.maps) + len(a.reduces)
+	if total > 0 {
+		v.Progress = 100 * float64(a.mapsDone+a.reducesDone) / float64(total)
+	}
+	if a.amNode != nil {
+		v.AMNodeID = a.amNode.id
+		v.AMHostHTTPAddress = a.amNode.host + ":8042"
+		v.AMContainerID = fmt.Sprintf("container_%d_%04d_01_000001", c.clusterTS, a.seq)
+	}
+	return v
+}
+
+// Apps implements rmweb.State.
+func (c *Cluster) Apps() []rmweb.App {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]rmweb.App, 0, len(c.apps))
+	for _, a := range c.apps {
+		out = append(out, c.appView(a))
+	}
+	return out
+}
+
+// App implements rmweb.State.
+func (c *Cluster) App(id string) (rmweb.App, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.appByID[id]
+	if !ok {
+		return rmweb.App{}, false
+	}
+	return c.appView(a), true
+}
+
+// Job implements rmweb.State.
+func (c *Cluster) Job(appID string) (rmweb.Job, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.appByID[appID]
+	if !ok {
+		return rmweb.Job{}, false
+	}
+	return c.jobView(a), true
+}
+
+// FinishedJobs implements rmweb.State.
+func (c *Cluster) FinishedJobs() []rmweb.Job {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []rmweb.Job
+	for _, a := range c.apps {
+		if !a.finish.IsZero() {
+			out = append(out, c.jobView(a))
+		}
+	}
+	return out
+}
+
+func (c *Cluster) jobView(a *app) rmweb.Job {
+	state := "RUNNING"
+	switch {
+	case a.state == "FINISHED":
+		state = "SUCCEEDED"
+	case a.state == "FAILED" || a.state == "KILLED":
+		state = a.state
+	case !a.running:
+		state = "NEW"
+	}
+	j := rmweb.Job{ID: a.jobID, AppID: a.id, Name: a.name, User: a.user, Queue: a.queue, State: state,
+		SubmitTime: a.submit, StartTime: a.start, FinishTime: a.finish, Conf: a.conf, Counters: map[string]int64{}}
+	var read int64
+	for _, ts := range [][]*task{a.maps, a.reduces} {
+		for _, t := range ts {
+			tv := rmweb.Task{ID: fmt.Sprintf("task_%d_%04d_%s_%06d", c.clusterTS, a.seq, strings.ToLower(t.typ[:1]), t.idx),
+				Type: t.typ, State: t.state, StartTime: t.start, FinishTime: t.finish}
+			if t.state == "SUCCEEDED" {
+				tv.Progress = 100
+			}
+			for _, at := range t.attempts {
+				av := rmweb.Attempt{ID: fmt.Sprintf("attempt_%d_%04d_%s_%06d_%d", c.clusterTS, a.seq, strings.ToLower(t.typ[:1]), t.idx, at.n),
+					Type: t.typ, State: at.state, NodeHTTPAddress: at.node.host + ":8042", Rack: at.node.rack,
+					ContainerID: fmt.Sprintf("container_%d_%04d_01_%06d", c.clusterTS, a.seq, 2+t.idx*4+at.n),
+					StartTime: at.start, FinishTime: at.finish, ShuffleFinish: at.shuffleFinish, MergeFinish: at.mergeFinish,
+					Counters: map[string]int64{}}
+				if at.state == "SUCCEEDED" {
+					av.Progress = 100
+					tv.SuccessfulAttempt = av.ID
+					av.Counters["HDFS_BYTES_READ"] = at.bytes
+					av.Counters["CPU_MILLISECONDS"] = at.finish.Sub(at.start).Milliseconds()
+					read += at.bytes
+				} else if at.state == "RUNNING" && !c.now.Before(at.start) {
+					if d := at.ev; d != nil && d.at.After(at.start) {
+						av.Progress = 100 * float64(c.now.Sub(at.start)) / float64(d.at.Sub(at.start))
+					}
+				}
+				tv.Attempts = append(tv.Attempts, av)
+			}
+			j.Tasks = append(j.Tasks, tv)
+		}
+	}
+	j.Counters["HDFS_BYTES_READ"] = read
+	return j
+}
+
+// MutateConf implements rmweb.State: apply, validate as the Capacity
+// Scheduler would, and only then swap the queues in (one transaction).
+func (c *Cluster) MutateConf(m schedconf.Mutation, validateOnly bool) (schedconf.Conf, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	next, err := c.conf.Apply(m)
+	if err != nil {
+		return nil, err
+	}
+	labels := make([]string, 0, len(c.labels))
+	for l := range c.labels {
+		labels = append(labels, l)
+	}
+	if err := schedconf.ValidateWithLabels(next, labels); err != nil {
+		return nil, err
+	}
+	if validateOnly {
+		return next, nil
+	}
+	if err := c.setConf(next); err != nil {
+		return nil, err
+	}
+	c.version++
+	return next.Clone(), nil
+}
+
+// SetAppPriority implements rmweb.State.
+func (c *Cluster) SetAppPriority(appID string, p int) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.appByID[appID]
+	if !ok {
+		return 0, fmt.Errorf("app %s not found", appID)
+	}
+	if !a.finish.IsZero() {
+		return 0, fmt.Errorf("Application in %s state cannot be update priority.", a.state)
+	}
+	if p > c.sc.MaxAppPriority {
+		p = c.sc.MaxAppPriority
+	}
+	if p < 0 {
+		p = 0
+	}
+	a.priority = p
+	return p, nil
+}
+
+// MoveApp implements rmweb.State (running containers stay where they are;
+// their usage moves with the app).
+func (c *Cluster) MoveApp(appID, queue string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.appByID[appID]
+	if !ok {
+		return fmt.Errorf("app %s not found", appID)
+	}
+	q := c.resolveQueue(queue)
+	if qc, ok := c.tree.ByPath[q]; !ok || !qc.IsLeaf() {
+		return fmt.Errorf("queue %s is not a leaf queue", queue)
+	}
+	for p, u := range c.appUsageByPartition(a) {
+		for x := a.queue; x != ""; x = parentPath(x) {
+			c.usage[x][p] = sub(c.usage[x][p], u)
+		}
+		for x := q; x != ""; x = parentPath(x) {
+			if c.usage[x] == nil {
+				c.usage[x] = map[string]rmweb.Resource{}
+			}
+			c.usage[x][p] = add(c.usage[x][p], u)
+		}
+	}
+	a.queue = q
+	return nil
+}
+
+func (c *Cluster) appUsageByPartition(a *app) map[string]rmweb.Resource {
+	out := map[string]rmweb.Resource{}
+	if a.amNode != nil && a.finish.IsZero() {
+		out[a.amNode.label] = add(out[a.amNode.label], amResource)
+	}
+	for _, ts := range [][]*task{a.maps, a.reduces} {
+		for _, t := range ts {
+			for _, at := range t.attempts {
+				if at.state == "RUNNING" {
+					out[at.node.label] = add(out[at.node.label], at.size)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// AddLabels implements rmweb.State.
+func (c *Cluster) AddLabels(labels []rmweb.Label) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, l := range labels {
+		if l.Name == "" || strings.ContainsAny(l.Name, " ,=") {
+			return fmt.Errorf("invalid label name %q", l.Name)
+		}
+		c.labels[l.Name] = l.Exclusive
+	}
+	return nil
+}
+
+// RemoveLabels implements rmweb.State.
+func (c *Cluster) RemoveLabels(names []string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, name := range names {
+		if _, ok := c.labels[name]; !ok {
+			return fmt.Errorf("Node label=%s to be removed doesn't existed in cluster node labels collection.", name)
+		}
+		for _, n := range c.nodes {
+			if n.label == name {
+				return fmt.Errorf("cannot remove label %s: node %s still has it", name, n.id)
+			}
+		}
+		delete(c.labels, name)
+	}
+	return nil
+}
+
+// ReplaceNodeLabels implements rmweb.State (a node holds at most one label).
+func (c *Cluster) ReplaceNodeLabels(m map[string][]string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, ls := range m {
+		if len(ls) > 1 {
+			return fmt.Errorf("node %s: a node can have at most one label, got %v", id, ls)
+		}
+		if _, ok := c.nodeByID[id]; !ok {
+			if _, ok := c.nodeByID[id+":8041"]; !ok {
+				return fmt.Errorf("unknown node %s", id)
+			}
+		}
+		for _, l := range ls {
+			if _, ok := c.labels[l]; !ok {
+				return fmt.Errorf("label %s is not in the cluster's node labels", l)
+			}
+		}
+	}
+	for id, ls := range m {
+		n := c.nodeByID[id]
+		if n == nil {
+			n = c.nodeByID[id+":8041"]
+		}
+		n.label = ""
+		if len(ls) == 1 {
+			n.label = ls[0]
+		}
+	}
+	return nil
+}
