@@ -57,18 +57,18 @@ type task struct {
 }
 
 type attempt struct {
-	app                                        *app
-	task                                       *task
-	n                                          int
-	node                                       *node
-	state                                      string
-	start, finish, shuffleFinish, mergeFinish  time.Time
-	locality                                   string
-	bytes                                      int64
-	size                                       rmweb.Resource
-	ev                                         *event
-	waitingShuffle                             bool
-	shuffleWork, reduceWork                    float64 // seconds at this node's speed
+	app                                       *app
+	task                                      *task
+	n                                         int
+	node                                      *node
+	state                                     string
+	start, finish, shuffleFinish, mergeFinish time.Time
+	locality                                  string
+	bytes                                     int64
+	size                                      rmweb.Resource
+	ev                                        *event
+	waitingShuffle                            bool
+	shuffleWork, reduceWork                   float64 // seconds at this node's speed
 }
 
 // submit creates the app for a job spec: its input file with rack-aware
@@ -105,7 +105,7 @@ func (c *Cluster) submit(j JobSpec) *app {
 	a.conf = map[string]string{
 		"mapreduce.job.name": a.name, "mapreduce.job.queuename": a.queue, "mapreduce.job.user.name": a.user,
 		"mapreduce.input.fileinputformat.inputdir": "hdfs://namenode:8020" + strings.TrimSuffix(a.inputPath, "/part-00000"),
-		"mapreduce.map.memory.mb": fmt.Sprint(cls.MapMemoryMB), "mapreduce.map.cpu.vcores": fmt.Sprint(cls.MapVCores),
+		"mapreduce.map.memory.mb":                  fmt.Sprint(cls.MapMemoryMB), "mapreduce.map.cpu.vcores": fmt.Sprint(cls.MapVCores),
 		"mapreduce.reduce.memory.mb": fmt.Sprint(cls.MapMemoryMB), "mapreduce.job.reduces": fmt.Sprint(j.Reduces),
 		"mapreduce.job.maps": fmt.Sprint(j.Maps), "mapreduce.job.reduce.slowstart.completedmaps": fmt.Sprint(slowStart),
 		"mapreduce.job.tags": strings.Join(j.Tags, ","), "dfs.blocksize": fmt.Sprint(block),

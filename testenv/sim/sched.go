@@ -20,7 +20,7 @@ type queueDemand struct {
 // "utilization" ordering policy), each leaf offering it to its apps in
 // priority-then-FIFO order.
 func (c *Cluster) allocateAll() {
-	own := map[string][]*queueDemand{}  // partition → leaves with requests naming it
+	own := map[string][]*queueDemand{} // partition → leaves with requests naming it
 	byQueue := map[string]*queueDemand{}
 	live := c.active[:0]
 	any := false

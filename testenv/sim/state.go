@@ -15,10 +15,10 @@ var _ rmweb.State = (*Cluster)(nil)
 // JobResult is one finished (or running) scenario job, for benchmarks.
 type JobResult struct {
 	AppID, JobID, Name, Class, Queue string
-	Submit, Start, Finish          time.Time
-	Deadline                       *time.Time
-	Maps, Reduces                  int
-	State                          string
+	Submit, Start, Finish            time.Time
+	Deadline                         *time.Time
+	Maps, Reduces                    int
+	State                            string
 }
 
 // Duration is the job's completion time from submission.
@@ -281,7 +281,7 @@ func (c *Cluster) jobView(a *app) rmweb.Job {
 				av := rmweb.Attempt{ID: fmt.Sprintf("attempt_%d_%04d_%s_%06d_%d", c.clusterTS, a.seq, strings.ToLower(t.typ[:1]), t.idx, at.n),
 					Type: t.typ, State: at.state, NodeHTTPAddress: at.node.host + ":8042", Rack: at.node.rack,
 					ContainerID: fmt.Sprintf("container_%d_%04d_01_%06d", c.clusterTS, a.seq, 2+t.idx*4+at.n),
-					StartTime: at.start, FinishTime: at.finish, ShuffleFinish: at.shuffleFinish, MergeFinish: at.mergeFinish,
+					StartTime:   at.start, FinishTime: at.finish, ShuffleFinish: at.shuffleFinish, MergeFinish: at.mergeFinish,
 					Counters: map[string]int64{}}
 				if at.state == "SUCCEEDED" {
 					av.Progress = 100
