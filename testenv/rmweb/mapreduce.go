@@ -1,0 +1,272 @@
+package rmweb
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// proxy serves the MapReduce AM's REST API behind the RM web proxy:
+// /proxy/{appid}/ws/v1/mapreduce/... For a finished app the AM is gone; the
+// real proxy then sends the client to the history server, here a 404 so the
+// client falls back to JobHistory (documented deviation).
+func (h *handler) proxy(w http.ResponseWriter, r *http.Request) {
+	rest := strings.TrimPrefix(r.URL.Path, "/proxy/")
+	appID, path, _ := strings.Cut(rest, "/")
+	a, ok := h.s.App(appID)
+	if !ok {
+		notFound(w, "application "+appID+" not found")
+		return
+	}
+	if !a.FinishedTime.IsZero() {
+		notFound(w, "application "+appID+" has finished; its ApplicationMaster is gone, use the JobHistory server")
+		return
+	}
+	j, ok := h.s.Job(appID)
+	if !ok || a.State != "RUNNING" {
+		notFound(w, "application "+appID+" has no running MapReduce ApplicationMaster")
+		return
+	}
+	path = strings.Trim(path, "/")
+	switch {
+	case path == "ws/v1/mapreduce" || path == "ws/v1/mapreduce/info":
+		writeJSON(w, map[string]any{"info": map[string]any{"appId": a.ID, "name": j.Name, "user": j.User, "startedOn": ms(j.StartTime), "elapsedTime": h.s.Now().Sub(j.StartTime).Milliseconds()}})
+	case path == "ws/v1/mapreduce/jobs":
+		writeJSON(w, map[string]any{"jobs": map[string]any{"job": []map[string]any{h.jobInfo(j)}}})
+	case strings.HasPrefix(path, "ws/v1/mapreduce/jobs/"):
+		h.jobResource(w, r, j, strings.TrimPrefix(path, "ws/v1/mapreduce/jobs/"))
+	default:
+		notFound(w, "no resource /"+path)
+	}
+}
+
+func (h *handler) historyInfo(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, map[string]any{"historyInfo": map[string]any{"startedOn": ms(h.s.ClusterStarted()), "hadoopVersion": "3.4.1",
+		"hadoopBuildVersion": "3.4.1 (yarn-sidecar mini cluster stand-in)"}})
+}
+
+// historyJobs serves /ws/v1/history/mapreduce/jobs with the user, state,
+// queue, limit and started/finished time-range filters.
+func (h *handler) historyJobs(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	num := func(k string) int64 {
+		var n int64
+		for _, c := range q.Get(k) {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			n = n*10 + int64(c-'0')
+		}
+		if q.Get(k) == "" {
+			return -1
+		}
+		return n
+	}
+	fb, fe, sb, se, limit := num("finishedTimeBegin"), num("finishedTimeEnd"), num("startedTimeBegin"), num("startedTimeEnd"), num("limit")
+	jobs := h.s.FinishedJobs()
+	sort.Slice(jobs, func(i, k int) bool { return jobs[i].FinishTime.Before(jobs[k].FinishTime) })
+	var out []map[string]any
+	for _, j := range jobs {
+		f, s := ms(j.FinishTime), ms(j.StartTime)
+		if (fb >= 0 && f < fb) || (fe >= 0 && f > fe) || (sb >= 0 && s < sb) || (se >= 0 && s > se) {
+			continue
+		}
+		if u := q.Get("user"); u != "" && j.User != u {
+			continue
+		}
+		if st := q.Get("state"); st != "" && j.State != st {
+			continue
+		}
+		if qu := q.Get("queue"); qu != "" && strings.TrimPrefix(j.Queue, "root.") != strings.TrimPrefix(qu, "root.") {
+			continue
+		}
+		out = append(out, h.jobInfo(j))
+		if limit >= 0 && int64(len(out)) >= limit {
+			break
+		}
+	}
+	writeJSON(w, map[string]any{"jobs": map[string]any{"job": out}})
+}
+
+func (h *handler) historyJob(w http.ResponseWriter, r *http.Request) {
+	rest := strings.Trim(strings.TrimPrefix(r.URL.Path, "/ws/v1/history/mapreduce/jobs/"), "/")
+	jobID, _, _ := strings.Cut(rest, "/")
+	for _, j := range h.s.FinishedJobs() {
+		if j.ID == jobID {
+			h.jobResource(w, r, j, rest)
+			return
+		}
+	}
+	notFound(w, "job, "+jobID+", is not found")
+}
+
+func (h *handler) jobInfo(j Job) map[string]any {
+	mt, mc, rt, rc := 0, 0, 0, 0
+	for _, t := range j.Tasks {
+		if t.Type == "MAP" {
+			mt++
+			if t.State == "SUCCEEDED" {
+				mc++
+			}
+		} else {
+			rt++
+			if t.State == "SUCCEEDED" {
+				rc++
+			}
+		}
+	}
+	end := h.s.Now()
+	if !j.FinishTime.IsZero() {
+		end = j.FinishTime
+	}
+	return map[string]any{"id": j.ID, "name": j.Name, "queue": strings.TrimPrefix(j.Queue, "root."), "user": j.User, "state": j.State,
+		"submitTime": ms(j.SubmitTime), "startTime": ms(j.StartTime), "finishTime": ms(j.FinishTime), "elapsedTime": end.Sub(j.StartTime).Milliseconds(),
+		"mapsTotal": mt, "mapsCompleted": mc, "reducesTotal": rt, "reducesCompleted": rc, "uberized": false, "diagnostics": ""}
+}
+
+// jobResource serves jobs/{jobid}[/counters|/conf|/tasks[/{taskid}[/attempts[/{attemptid}[/counters]]]]].
+func (h *handler) jobResource(w http.ResponseWriter, r *http.Request, j Job, rest string) {
+	parts := strings.Split(rest, "/")
+	if parts[0] != j.ID {
+		notFound(w, "job, "+parts[0]+", is not found")
+		return
+	}
+	if len(parts) == 1 {
+		writeJSON(w, map[string]any{"job": h.jobInfo(j)})
+		return
+	}
+	switch parts[1] {
+	case "counters":
+		writeJSON(w, map[string]any{"jobCounters": map[string]any{"id": j.ID, "counterGroup": counterGroups(j.Counters, "total")}})
+		return
+	case "conf":
+		var props []map[string]any
+		keys := make([]string, 0, len(j.Conf))
+		for k := range j.Conf {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			props = append(props, map[string]any{"name": k, "value": j.Conf[k], "source": []string{"job.xml"}})
+		}
+		writeJSON(w, map[string]any{"conf": map[string]any{"path": "hdfs://namenode:8020/tmp/hadoop-yarn/staging/" + j.User + "/.staging/" + j.ID + "/job.xml", "property": props}})
+		return
+	case "tasks":
+	default:
+		notFound(w, "no resource "+r.URL.Path)
+		return
+	}
+	if len(parts) == 2 {
+		typ := r.URL.Query().Get("type")
+		var out []map[string]any
+		for _, t := range j.Tasks {
+			if (typ == "m" && t.Type != "MAP") || (typ == "r" && t.Type != "REDUCE") {
+				continue
+			}
+			out = append(out, h.taskInfo(t))
+		}
+		writeJSON(w, map[string]any{"tasks": map[string]any{"task": out}})
+		return
+	}
+	var task *Task
+	for i := range j.Tasks {
+		if j.Tasks[i].ID == parts[2] {
+			task = &j.Tasks[i]
+		}
+	}
+	if task == nil {
+		notFound(w, "task not found with id "+parts[2])
+		return
+	}
+	if len(parts) == 3 {
+		writeJSON(w, map[string]any{"task": h.taskInfo(*task)})
+		return
+	}
+	if parts[3] == "counters" {
+		writeJSON(w, map[string]any{"jobTaskCounters": map[string]any{"id": task.ID, "taskCounterGroup": []any{}}})
+		return
+	}
+	if parts[3] != "attempts" {
+		notFound(w, "no resource "+r.URL.Path)
+		return
+	}
+	if len(parts) == 4 {
+		var out []map[string]any
+		for _, at := range task.Attempts {
+			out = append(out, h.attemptInfo(at))
+		}
+		writeJSON(w, map[string]any{"taskAttempts": map[string]any{"taskAttempt": out}})
+		return
+	}
+	for _, at := range task.Attempts {
+		if at.ID != parts[4] {
+			continue
+		}
+		if len(parts) == 5 {
+			writeJSON(w, map[string]any{"taskAttempt": h.attemptInfo(at)})
+			return
+		}
+		if parts[5] == "counters" {
+			writeJSON(w, map[string]any{"jobTaskAttemptCounters": map[string]any{"id": at.ID, "taskAttemptCounterGroup": counterGroups(at.Counters, "value")}})
+			return
+		}
+	}
+	notFound(w, "task attempt not found with id "+parts[4])
+}
+
+func (h *handler) taskInfo(t Task) map[string]any {
+	end := h.s.Now()
+	if !t.FinishTime.IsZero() {
+		end = t.FinishTime
+	}
+	el := int64(0)
+	if !t.StartTime.IsZero() {
+		el = end.Sub(t.StartTime).Milliseconds()
+	}
+	return map[string]any{"id": t.ID, "state": t.State, "type": t.Type, "successfulAttempt": t.SuccessfulAttempt, "progress": t.Progress,
+		"startTime": ms(t.StartTime), "finishTime": ms(t.FinishTime), "elapsedTime": el}
+}
+
+func (h *handler) attemptInfo(at Attempt) map[string]any {
+	el := int64(0)
+	if !at.FinishTime.IsZero() {
+		el = at.FinishTime.Sub(at.StartTime).Milliseconds()
+	}
+	m := map[string]any{"id": at.ID, "rack": at.Rack, "state": at.State, "type": at.Type, "assignedContainerId": at.ContainerID,
+		"nodeHttpAddress": at.NodeHTTPAddress, "diagnostics": at.Diagnostics, "progress": at.Progress,
+		"startTime": ms(at.StartTime), "finishTime": ms(at.FinishTime), "elapsedTime": el}
+	if at.Type == "REDUCE" {
+		m["shuffleFinishTime"], m["mergeFinishTime"] = ms(at.ShuffleFinish), ms(at.MergeFinish)
+		if !at.FinishTime.IsZero() {
+			m["elapsedShuffleTime"] = at.ShuffleFinish.Sub(at.StartTime).Milliseconds()
+			m["elapsedMergeTime"] = at.MergeFinish.Sub(at.ShuffleFinish).Milliseconds()
+			m["elapsedReduceTime"] = at.FinishTime.Sub(at.MergeFinish).Milliseconds()
+		}
+	}
+	return m
+}
+
+// counterGroups groups counters the way the MR REST API does.
+func counterGroups(c map[string]int64, valueKey string) []map[string]any {
+	fs, task := []map[string]any{}, []map[string]any{}
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		e := map[string]any{"name": k, valueKey: c[k]}
+		if valueKey == "total" {
+			e["mapCounterValue"], e["reduceCounterValue"] = c[k], 0
+		}
+		if strings.HasPrefix(k, "HDFS_") || strings.HasPrefix(k, "FILE_") {
+			fs = append(fs, e)
+		} else {
+			task = append(task, e)
+		}
+	}
+	return []map[string]any{
+		{"counterGroupName": "org.apache.hadoop.mapreduce.FileSystemCounter", "counter": fs},
+		{"counterGroupName": "org.apache.hadoop.mapreduce.TaskCounter", "counter": task},
+	}
+}

@@ -1,0 +1,38 @@
+package sim
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/rmweb"
+)
+
+// Handler serves the cluster's RM, AM-proxy and JobHistory REST APIs.
+func (c *Cluster) Handler() http.Handler {
+	return rmweb.New(c, rmweb.Options{ClusterTimestamp: c.clusterTS, MutableConfStore: !c.sc.FileStore,
+		MaxAppPriority: c.sc.MaxAppPriority, HAState: "ACTIVE"})
+}
+
+// TestCluster is a cluster served on a loopback httptest server.
+type TestCluster struct {
+	*Cluster
+	URL string
+}
+
+// Start builds a scenario's cluster and serves it on loopback for a test;
+// the server stops at the test's end.
+func Start(t testing.TB, scenario string, seed int64) *TestCluster {
+	t.Helper()
+	sc, err := LoadScenario(scenario)
+	if err != nil {
+		t.Fatalf("load scenario: %v", err)
+	}
+	c, err := NewCluster(sc, seed)
+	if err != nil {
+		t.Fatalf("new cluster: %v", err)
+	}
+	srv := httptest.NewServer(c.Handler())
+	t.Cleanup(srv.Close)
+	return &TestCluster{Cluster: c, URL: srv.URL}
+}
