@@ -1,0 +1,106 @@
+package yarn
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+)
+
+type queueJSON struct {
+	Type                       string   `json:"type"`
+	QueueName                  string   `json:"queueName"`
+	QueuePath                  string   `json:"queuePath"`
+	State                      string   `json:"state"`
+	Mode                       string   `json:"mode"`
+	NumApplications            int      `json:"numApplications"`
+	NumContainers              int      `json:"numContainers"`
+	UserLimitFactor            float64  `json:"userLimitFactor"`
+	NodeLabels                 []string `json:"nodeLabels"`
+	DefaultNodeLabelExpression string   `json:"defaultNodeLabelExpression"`
+	Queues                     *struct {
+		Queue []queueJSON `json:"queue"`
+	} `json:"queues"`
+	Capacities *struct {
+		ByPartition []struct {
+			PartitionName        string  `json:"partitionName"`
+			Capacity             float64 `json:"capacity"`
+			UsedCapacity         float64 `json:"usedCapacity"`
+			MaxCapacity          float64 `json:"maxCapacity"`
+			AbsoluteCapacity     float64 `json:"absoluteCapacity"`
+			AbsoluteUsedCapacity float64 `json:"absoluteUsedCapacity"`
+			AbsoluteMaxCapacity  float64 `json:"absoluteMaxCapacity"`
+			Weight               float64 `json:"weight"`
+		} `json:"queueCapacitiesByPartition"`
+	} `json:"capacities"`
+	Resources *struct {
+		ByPartition []struct {
+			PartitionName string        `json:"partitionName"`
+			Used          *resourceJSON `json:"used"`
+			Pending       *resourceJSON `json:"pending"`
+		} `json:"resourceUsagesByPartition"`
+	} `json:"resources"`
+}
+
+// Queues reads the Capacity Scheduler tree from /ws/v1/cluster/scheduler,
+// flattened, with per-partition capacities and usage.
+func (c *Client) Queues(ctx context.Context) ([]cluster.Queue, error) {
+	var body struct {
+		Scheduler struct {
+			SchedulerInfo *queueJSON `json:"schedulerInfo"`
+		} `json:"scheduler"`
+	}
+	if err := c.rmGet(ctx, "/ws/v1/cluster/scheduler", nil, &body); err != nil {
+		return nil, err
+	}
+	root := body.Scheduler.SchedulerInfo
+	if root == nil {
+		return nil, fmt.Errorf("GET /ws/v1/cluster/scheduler: no schedulerInfo")
+	}
+	if root.Type != "" && root.Type != "capacityScheduler" {
+		return nil, fmt.Errorf("GET /ws/v1/cluster/scheduler: scheduler is %q; yarn-sidecar steers the Capacity Scheduler only", root.Type)
+	}
+	var out []cluster.Queue
+	var walk func(q *queueJSON, parent string)
+	walk = func(q *queueJSON, parent string) {
+		path := q.QueuePath
+		if path == "" {
+			path = q.QueueName
+			if parent != "" {
+				path = parent + "." + q.QueueName
+			}
+		}
+		cq := cluster.Queue{Path: path, Name: q.QueueName, State: q.State, Mode: q.Mode, AccessibleLabels: q.NodeLabels,
+			DefaultLabelExpression: q.DefaultNodeLabelExpression, NumApplications: q.NumApplications, NumContainers: q.NumContainers,
+			UserLimitFactor: q.UserLimitFactor, ByPartition: map[string]cluster.QueueCapacity{}}
+		if q.Capacities != nil {
+			for _, p := range q.Capacities.ByPartition {
+				cq.ByPartition[p.PartitionName] = cluster.QueueCapacity{Capacity: p.Capacity, MaxCapacity: p.MaxCapacity,
+					AbsoluteCapacity: p.AbsoluteCapacity, AbsoluteMaxCapacity: p.AbsoluteMaxCapacity, UsedCapacity: p.UsedCapacity,
+					AbsoluteUsed: p.AbsoluteUsedCapacity, Weight: p.Weight}
+			}
+		}
+		if q.Resources != nil {
+			for _, p := range q.Resources.ByPartition {
+				pc := cq.ByPartition[p.PartitionName]
+				pc.Used, pc.Pending = p.Used.resource(), p.Pending.resource()
+				cq.ByPartition[p.PartitionName] = pc
+			}
+		}
+		if q.Queues != nil && len(q.Queues.Queue) > 0 {
+			for i := range q.Queues.Queue {
+				cq.Children = append(cq.Children, q.Queues.Queue[i].QueueName)
+			}
+		} else {
+			cq.Leaf = true
+		}
+		out = append(out, cq)
+		if q.Queues != nil {
+			for i := range q.Queues.Queue {
+				walk(&q.Queues.Queue[i], path)
+			}
+		}
+	}
+	walk(root, "")
+	return out, nil
+}
