@@ -1,0 +1,172 @@
+package progress
+
+import (
+	"math"
+	"sort"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+)
+
+// Rates gives CR(node type, job class) as a ratio to the class's reference
+// type; known is false when the history has too few samples.
+type Rates interface {
+	Rate(class, nodeType string) (ratio float64, known bool)
+}
+
+// RateMap is a Rates backed by a map: class → node type → ratio.
+type RateMap map[string]map[string]float64
+
+// Rate implements Rates.
+func (m RateMap) Rate(class, nodeType string) (float64, bool) {
+	r, ok := m[class][nodeType]
+	return r, ok && r > 0
+}
+
+// Input is what PS needs besides the snapshot.
+type Input struct {
+	Snap     cluster.Snapshot
+	NodeType map[string]string        // node id → node type
+	ClassOf  func(cluster.App) string // job class of an app
+	Rates    Rates
+	// Slot is the container size that defines a "slot" (Lee's unit) when an
+	// app's own size is unknown (default 2048 MB, 1 vcore).
+	Slot cluster.Resource
+}
+
+// JobShare is one app's progress share.
+type JobShare struct {
+	AppID      string
+	Queue      string
+	Class      string
+	PS         float64
+	Containers map[string]int // node type → containers held
+	// Uncalibrated lists node types whose CR for the class is unknown (taken
+	// as 1 here, Lee's calibration phase still pending).
+	Uncalibrated []string
+}
+
+// Shares is PS for every running app, ΣPS, min PS and the ΣPS bound.
+type Shares struct {
+	Jobs  []JobShare
+	Sum   float64
+	Min   float64
+	Bound float64
+}
+
+// rate is CR(type, class), 1 when unknown (recorded by the caller).
+func rate(r Rates, class, typ string) (float64, bool) {
+	if r == nil {
+		return 1, false
+	}
+	if v, ok := r.Rate(class, typ); ok {
+		return v, true
+	}
+	return 1, false
+}
+
+// slotsByType counts container slots of size s per node type over usable nodes.
+func slotsByType(snap cluster.Snapshot, types map[string]string, s cluster.Resource) map[string]int64 {
+	out := map[string]int64{}
+	for _, n := range snap.Nodes {
+		if n.Usable() {
+			out[types[n.ID]] += n.Total.Fits(s)
+		}
+	}
+	return out
+}
+
+// Compute returns PS by eq. 4.1 for every running app:
+//
+//	PS(j) = Σ_{s ∈ S_j} CR(s, j) / Σ_{s ∈ S} CR(s, j)
+//
+// with S_j the containers j holds (by node) and S every slot of j's size in
+// the cluster, busy or free. It also returns ΣPS, min PS and the ΣPS upper
+// bound (each slot to the job with the highest w(s,j) = CR(s,j)/Σ CR(·,j);
+// digest 000 §1.3).
+func Compute(in Input) Shares {
+	slot := in.Slot
+	if slot.IsZero() {
+		slot = cluster.Resource{MemoryMB: 2048, VCores: 1}
+	}
+	slots := slotsByType(in.Snap, in.NodeType, slot)
+	types := make([]string, 0, len(slots))
+	for t := range slots {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	var out Shares
+	out.Min = math.Inf(1)
+	// maxW[type] = max_j CR(type, j) / denom_j, for the bound.
+	maxW := map[string]float64{}
+	apps := in.Snap.RunningApps()
+	for _, a := range apps {
+		class := ""
+		if in.ClassOf != nil {
+			class = in.ClassOf(a)
+		}
+		js := JobShare{AppID: a.ID, Queue: a.Queue, Class: class, Containers: map[string]int{}}
+		denom := 0.0
+		for _, t := range types {
+			r, known := rate(in.Rates, class, t)
+			if !known {
+				js.Uncalibrated = append(js.Uncalibrated, t)
+			}
+			denom += float64(slots[t]) * r
+		}
+		num := 0.0
+		for nodeID, k := range a.ContainersByNode {
+			t := in.NodeType[nodeID]
+			r, _ := rate(in.Rates, class, t)
+			num += float64(k) * r
+			js.Containers[t] += k
+		}
+		if denom > 0 {
+			js.PS = num / denom
+			for _, t := range types {
+				r, _ := rate(in.Rates, class, t)
+				maxW[t] = math.Max(maxW[t], r/denom)
+			}
+		}
+		out.Sum += js.PS
+		out.Min = math.Min(out.Min, js.PS)
+		out.Jobs = append(out.Jobs, js)
+	}
+	if len(out.Jobs) == 0 {
+		out.Min = 0
+	}
+	for _, t := range types {
+		out.Bound += float64(slots[t]) * maxW[t]
+	}
+	return out
+}
+
+// SlotShare is the worked-example form of eq. 4.1: a job's containers per
+// node type and the slots per type, with its rates.
+func SlotShare(held, slots map[string]int, cr map[string]float64) float64 {
+	num, den := 0.0, 0.0
+	for t, n := range slots {
+		r := cr[t]
+		den += float64(n) * r
+		num += float64(held[t]) * r
+	}
+	if den == 0 {
+		return 0
+	}
+	return num / den
+}
+
+// Jain is Jain's fairness index of x: (Σx)² / (n·Σx²), 1 when all equal.
+func Jain(x []float64) float64 {
+	if len(x) == 0 {
+		return 1
+	}
+	s, s2 := 0.0, 0.0
+	for _, v := range x {
+		s += v
+		s2 += v * v
+	}
+	if s2 == 0 {
+		return 1
+	}
+	return s * s / (float64(len(x)) * s2)
+}
