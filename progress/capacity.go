@@ -383,12 +383,19 @@ func reason(qp QueuePlan, qs []*queueModel) string {
 	if q == nil || q.Demand == 0 {
 		return fmt.Sprintf("queue %s: idle; its share goes to the queues that need it", short(qp.Path))
 	}
-	rates := make([]string, 0, len(q.rate))
+	// Rates relative to the default partition: "2.0× faster on gpu".
+	base := q.rate[""]
+	if base <= 0 {
+		base = 1
+	}
+	var rates []string
 	for _, p := range sortedKeys(q.rate) {
-		rates = append(rates, fmt.Sprintf("%.1f× on %s", q.rate[p], partName(p)))
+		if p != "" {
+			rates = append(rates, fmt.Sprintf("%.1f× on %s", q.rate[p]/base, partName(p)))
+		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "queue %s: jobs run %s", short(qp.Path), strings.Join(rates, ", "))
+	fmt.Fprintf(&b, "queue %s: jobs run %s vs the default partition", short(qp.Path), strings.Join(rates, ", "))
 	if qp.Home != "" {
 		fmt.Fprintf(&b, "; home %s, where they gain most", partName(qp.Home))
 	} else {

@@ -28,6 +28,13 @@ type Decision struct {
 	Priorities []PriorityChange
 	Predicted  map[string]float64
 	Notes      []string
+	// What the decision saw, for metrics and reports.
+	Jobs    []JobStatus
+	Rates   []RateStatus
+	Queues  []QueueStatus
+	SumPS   float64
+	MinPS   float64
+	BoundPS float64
 }
 
 // Decider is the pure decision step: a snapshot and the live conf in, a

@@ -1,0 +1,214 @@
+package sidecar
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// PSDecider is the decision step: PS of the running jobs (eq. 4.1) and the
+// PS-fair capacity plan (progress.Plan), turned into queue targets. It does
+// no I/O; Table supplies the latest CR table.
+type PSDecider struct {
+	Table      func() *calibrate.Table
+	Classifier calibrate.Classifier
+	ClassKey   calibrate.ClassKey
+	// Queues restricts steering to these leaves (weights, pinned); empty =
+	// every leaf, weighted by its current default-partition capacity.
+	Queues map[string]QueueConfig
+	// Slot is the container size of a planning slot (default 2048 MB, 1 vcore).
+	Slot cluster.Resource
+
+	// baseline holds the weights of queues not in Queues: their
+	// default-partition capacity when the sidecar first saw them (the
+	// admin's intent), kept for the process lifetime so the sidecar's own
+	// changes never feed back into its weights.
+	baseline map[string]float64
+}
+
+type tableRates struct{ t *calibrate.Table }
+
+func (r tableRates) Rate(class, typ string) (float64, bool) {
+	if r.t == nil {
+		return 0, false
+	}
+	return r.t.Ratio(class, typ)
+}
+
+// Decide implements Decider.
+func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision, error) {
+	tree, err := schedconf.ParseTree(live)
+	if err != nil {
+		return Decision{}, fmt.Errorf("parse live configuration: %w", err)
+	}
+	slot := d.Slot
+	if slot.IsZero() {
+		slot = cluster.Resource{MemoryMB: 2048, VCores: 1}
+	}
+	var table *calibrate.Table
+	if d.Table != nil {
+		table = d.Table()
+	}
+	rates := tableRates{table}
+	types := d.Classifier.Types(snap.Nodes)
+	classOf := d.ClassKey.ClassOf
+
+	// Partitions and their slots per node type.
+	var parts []progress.PartitionSlots
+	for _, p := range snap.Partitions {
+		ps := progress.PartitionSlots{Name: p.Name, Exclusive: p.Exclusive, Slots: map[string]int64{}}
+		for _, id := range p.NodeIDs {
+			for _, n := range snap.Nodes {
+				if n.ID == id {
+					ps.Slots[types[n.ID]] += n.Total.Fits(slot)
+				}
+			}
+		}
+		parts = append(parts, ps)
+	}
+
+	// Leaf queues: weight, demand, job-class mix, home.
+	appsByQueue := map[string][]cluster.App{}
+	for _, a := range snap.RunningApps() {
+		appsByQueue[a.Queue] = append(appsByQueue[a.Queue], a)
+	}
+	var queues []progress.QueueDemand
+	var notes []string
+	for _, leaf := range tree.Leaves() {
+		qc, listed := d.Queues[leaf.Path]
+		if len(d.Queues) > 0 && !listed {
+			continue
+		}
+		if leaf.Parent == nil || leaf.Parent.Path != "root" {
+			notes = append(notes, fmt.Sprintf("queue %s is nested; this version plans children of root only, it is left as is", leaf.Path))
+			continue
+		}
+		w := qc.Weight
+		if w == 0 {
+			if d.baseline == nil {
+				d.baseline = map[string]float64{}
+			}
+			if _, seen := d.baseline[leaf.Path]; !seen {
+				d.baseline[leaf.Path] = math.Max(leaf.AbsCapacity[""], 0.01)
+			}
+			w = d.baseline[leaf.Path]
+		}
+		qd := progress.QueueDemand{Path: leaf.Path, Weight: w, Home: leaf.DefaultLabelExpression, Pinned: qc.Pinned,
+			Mix: map[string]float64{}}
+		for _, l := range leaf.AccessibleLabels {
+			qd.Accessible = append(qd.Accessible, l)
+		}
+		if sq, ok := snap.Queue(leaf.Path); ok {
+			var mem int64
+			for _, c := range sq.ByPartition {
+				mem += c.Used.MemoryMB + c.Pending.MemoryMB
+			}
+			qd.Demand = mem / slot.MemoryMB
+		}
+		for _, a := range appsByQueue[leaf.Path] {
+			weight := 1.0
+			if a.Job != nil {
+				weight = math.Max(1, float64(a.Job.MapsTotal-a.Job.MapsCompleted))
+			}
+			qd.Mix[classOf(a)] += weight
+		}
+		queues = append(queues, qd)
+	}
+	plan := progress.Plan(progress.PlanInput{Partitions: parts, Queues: queues, Rates: rates})
+
+	dec := Decision{Targets: map[string]QueueTarget{}, Notes: notes,
+		Predicted: map[string]float64{"sum_ps": plan.SumPS, "sum_ps_bound": plan.Bound, "min_ps_over_fair": plan.MinPS}}
+	for _, qp := range plan.Queues {
+		leaf := tree.ByPath[qp.Path]
+		t := QueueTarget{Capacity: map[string]float64{}, MaxCapacity: map[string]float64{}, Reason: qp.Reason}
+		for p, pct := range qp.Capacity {
+			if p != "" && !leaf.CanUse(p) {
+				continue
+			}
+			t.Capacity[p] = pct
+			t.MaxCapacity[p] = 100 // idle capacity stays borrowable (elasticity)
+		}
+		home := qp.Home
+		t.DefaultLabelExpression = &home
+		dec.Targets[qp.Path] = t
+	}
+
+	// What it sees now, for metrics and reports.
+	sh := progress.Compute(progress.Input{Snap: snap, NodeType: types, ClassOf: classOf, Rates: rates, Slot: slot})
+	dec.SumPS, dec.MinPS, dec.BoundPS = sh.Sum, sh.Min, sh.Bound
+	fair := map[string]float64{}
+	for _, qp := range plan.Queues {
+		fair[qp.Path] = qp.FairShare
+	}
+	perQueue := map[string]int{}
+	for _, js := range sh.Jobs {
+		perQueue[js.Queue]++
+	}
+	for _, js := range sh.Jobs {
+		app := findApp(snap, js.AppID)
+		st := JobStatus{AppID: js.AppID, Name: app.Name, Queue: js.Queue, Class: js.Class, PS: js.PS, Containers: js.Containers,
+			Progress: app.Progress / 100}
+		if n := perQueue[js.Queue]; n > 0 {
+			st.FairShare = fair[js.Queue] / float64(n)
+		}
+		dec.Jobs = append(dec.Jobs, st)
+	}
+	if table != nil {
+		for _, class := range table.Classes() {
+			for _, typ := range table.Types(class) {
+				r, _ := table.Rate(class, typ)
+				dec.Rates = append(dec.Rates, RateStatus{Class: class, NodeType: typ, Ratio: r.Ratio, Low: r.Low, High: r.High, Samples: r.Samples, Known: r.Known})
+			}
+		}
+	}
+	for _, q := range snap.LeafQueues() {
+		for p, c := range q.ByPartition {
+			dec.Queues = append(dec.Queues, QueueStatus{Queue: q.Path, Partition: p, Capacity: c.Capacity, AbsCapacity: c.AbsoluteCapacity,
+				AbsUsed: c.AbsoluteUsed})
+		}
+	}
+	sort.Slice(dec.Queues, func(i, j int) bool {
+		return dec.Queues[i].Queue+"\x00"+dec.Queues[i].Partition < dec.Queues[j].Queue+"\x00"+dec.Queues[j].Partition
+	})
+	if table == nil || len(table.Classes()) == 0 {
+		dec.Notes = append(dec.Notes, "no calibration history yet: every rate is taken as 1 (uncalibrated) until finished maps are ingested")
+	}
+	return dec, nil
+}
+
+func findApp(s cluster.Snapshot, id string) cluster.App {
+	for _, a := range s.Apps {
+		if a.ID == id {
+			return a
+		}
+	}
+	return cluster.App{}
+}
+
+// FloorRule returns the safety floor: one slot's worth of each partition,
+// as a percentage (USER-ASKS #8), for queues homed or holding capacity there.
+func FloorRule(snap cluster.Snapshot, slot cluster.Resource, containers int) func(queue, partition string) float64 {
+	totals := map[string]int64{}
+	for _, p := range snap.Partitions {
+		totals[p.Name] = p.Total.Fits(slot)
+	}
+	return func(queue, partition string) float64 {
+		if totals[partition] == 0 || containers == 0 {
+			return 0
+		}
+		q, ok := snap.Queue(queue)
+		if !ok {
+			return 0
+		}
+		if c := q.ByPartition[partition]; c.Capacity <= 0 && !strings.EqualFold(q.DefaultLabelExpression, partition) {
+			return 0 // the queue does not use this partition
+		}
+		return math.Min(100, 100*float64(containers)/float64(totals[partition]))
+	}
+}

@@ -1,0 +1,64 @@
+package sidecar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// YARN adapts a yarn.Client to the loop's Observer and the applier's
+// ConfAPI.
+type YARN struct {
+	Client *yarn.Client
+	// Jobs also reads running jobs' progress from their AMs.
+	Jobs bool
+}
+
+var (
+	_ Observer = YARN{}
+	_ ConfAPI  = YARN{}
+)
+
+func mapNotMutable(err error) error {
+	if errors.Is(err, yarn.ErrConfNotMutable) {
+		return fmt.Errorf("%v: %w", err, ErrConfNotMutable)
+	}
+	return err
+}
+
+// Observe reads a snapshot stamped now.
+func (y YARN) Observe(ctx context.Context, now time.Time) (cluster.Snapshot, error) {
+	return y.Client.Observe(ctx, yarn.ObserveOptions{Now: now, Jobs: y.Jobs})
+}
+
+// SchedulerConf reads the live scheduler configuration.
+func (y YARN) SchedulerConf(ctx context.Context) (schedconf.Conf, error) {
+	c, err := y.Client.SchedulerConf(ctx)
+	return c, mapNotMutable(err)
+}
+
+// ConfVersion reads scheduler-conf/version.
+func (y YARN) ConfVersion(ctx context.Context) (int64, error) {
+	v, err := y.Client.ConfVersion(ctx)
+	return v, mapNotMutable(err)
+}
+
+// ValidateMutation asks the RM to validate without applying.
+func (y YARN) ValidateMutation(ctx context.Context, m schedconf.Mutation) error {
+	return mapNotMutable(y.Client.ValidateMutation(ctx, m))
+}
+
+// UpdateConf applies one mutation.
+func (y YARN) UpdateConf(ctx context.Context, m schedconf.Mutation) error {
+	return mapNotMutable(y.Client.UpdateConf(ctx, m))
+}
+
+// SetAppPriority sets an app's priority.
+func (y YARN) SetAppPriority(ctx context.Context, appID string, p int) (int, error) {
+	return y.Client.SetAppPriority(ctx, appID, p)
+}

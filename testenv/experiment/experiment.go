@@ -1,0 +1,219 @@
+// Package experiment runs a mini-cluster scenario three ways — the stock
+// Capacity Scheduler with the scenario's static queues, a given static
+// configuration (for the best-static sweep), and the sidecar steering it in
+// lock-step with the cluster's virtual clock through the same REST clients
+// it uses on a real cluster — and reports job completion times and PS. The
+// benchmark, the demo and the end-to-end tests share it.
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// Result is one run of a scenario.
+type Result struct {
+	Scenario string
+	Seed     int64
+	Mode     string // stock, static, sidecar
+	Jobs     []sim.JobResult
+	// PS is ΣPS, min PS and the bound per cycle (sidecar runs only).
+	PS []sidecar.PSPoint
+	// Status is the last cycle's status (sidecar runs only).
+	Status  sidecar.Status
+	Applied int // mutations applied
+	Cycles  int
+}
+
+// ByName maps job names to completion times.
+func (r Result) ByName() map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for _, j := range r.Jobs {
+		out[j.Name] = j.Duration()
+	}
+	return out
+}
+
+// Limit bounds a run in virtual time.
+const Limit = 48 * time.Hour
+
+// RunStatic runs the scenario with a mutation applied at time 0 (nil: stock).
+func RunStatic(scenario string, seed int64, m *schedconf.Mutation) (Result, error) {
+	sc, err := sim.LoadScenario(scenario)
+	if err != nil {
+		return Result{}, err
+	}
+	c, err := sim.NewCluster(sc, seed)
+	if err != nil {
+		return Result{}, err
+	}
+	mode := "stock"
+	if m != nil {
+		mode = "static"
+		if _, err := c.MutateConf(*m, false); err != nil {
+			return Result{}, fmt.Errorf("static configuration: %w", err)
+		}
+	}
+	if !c.RunUntilDone(Limit) {
+		return Result{}, fmt.Errorf("%s seed %d (%s) did not finish in %s", scenario, seed, mode, Limit)
+	}
+	return Result{Scenario: scenario, Seed: seed, Mode: mode, Jobs: c.Results()}, nil
+}
+
+// SidecarOptions tune a steered run.
+type SidecarOptions struct {
+	// Cycle is the sidecar's interval in virtual time (default 30 s).
+	Cycle time.Duration
+	// WarmupSeed, when non-zero, first runs the scenario under stock
+	// capacities with that seed and ingests its finished jobs: the
+	// calibration history of "yesterday's run".
+	WarmupSeed int64
+	// Dir holds the history and audit log (default a temp dir, removed).
+	Dir    string
+	Config *sidecar.Config
+	Log    hclog.Logger
+	// OnCycle sees each cycle (demo, reports).
+	OnCycle func(sidecar.CycleReport)
+}
+
+// RunSidecar runs the scenario with the sidecar steering it in lock-step:
+// one control cycle, then Cycle of virtual time, until every job finished.
+func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
+	if o.Cycle == 0 {
+		o.Cycle = 30 * time.Second
+	}
+	if o.Log == nil {
+		o.Log = hclog.NewNullLogger()
+	}
+	dir := o.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "yarn-sidecar-experiment-")
+		if err != nil {
+			return Result{}, err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	cfg := o.Config
+	if cfg == nil {
+		cfg, _ = sidecar.ParseConfig(nil)
+		cfg.Mode = sidecar.ModeApply
+	}
+	store, err := calibrate.Open(filepath.Join(dir, fmt.Sprintf("history-%s-%d.db", scenario, seed)))
+	if err != nil {
+		return Result{}, err
+	}
+	defer store.Close()
+	ctx := context.Background()
+	classifier := calibrate.Classifier{}
+	for _, r := range cfg.NodeTypes {
+		classifier.Rules = append(classifier.Rules, calibrate.NodeTypeRule{Name: r.Name, Label: r.Label, HostPattern: r.HostPattern, MinGPUs: r.MinGPUs})
+	}
+	learnerFor := func(client *yarn.Client) *sidecar.HistoryLearner {
+		return &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
+			Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns}}
+	}
+
+	sc, err := sim.LoadScenario(scenario)
+	if err != nil {
+		return Result{}, err
+	}
+	if o.WarmupSeed != 0 {
+		w, err := sim.NewCluster(sc, o.WarmupSeed)
+		if err != nil {
+			return Result{}, err
+		}
+		if !w.RunUntilDone(Limit) {
+			return Result{}, fmt.Errorf("warm-up run of %s did not finish", scenario)
+		}
+		srv := httptest.NewServer(w.Handler())
+		client, err := yarn.New(yarn.Config{RMAddresses: []string{srv.URL}, JHSAddress: srv.URL})
+		if err != nil {
+			srv.Close()
+			return Result{}, err
+		}
+		snap, err := client.Observe(ctx, yarn.ObserveOptions{Now: w.Now()})
+		if err == nil {
+			err = learnerFor(client).Learn(ctx, snap)
+		}
+		srv.Close()
+		if err != nil {
+			return Result{}, fmt.Errorf("warm-up ingest: %w", err)
+		}
+		if err := store.SetCursor(time.Time{}); err != nil { // today's jobs are new
+			return Result{}, err
+		}
+	}
+
+	c, err := sim.NewCluster(sc, seed)
+	if err != nil {
+		return Result{}, err
+	}
+	srv := httptest.NewServer(c.Handler())
+	defer srv.Close()
+	client, err := yarn.New(yarn.Config{RMAddresses: []string{srv.URL}, JHSAddress: srv.URL, User: "yarn-sidecar"})
+	if err != nil {
+		return Result{}, err
+	}
+	audit, err := sidecar.OpenAuditLog(filepath.Join(dir, fmt.Sprintf("audit-%s-%d.jsonl", scenario, seed)))
+	if err != nil {
+		return Result{}, err
+	}
+	defer audit.Close()
+	api := sidecar.YARN{Client: client, Jobs: true}
+	learner := learnerFor(client)
+	if err := learner.Refresh(); err != nil {
+		return Result{}, err
+	}
+	slot := sidecarSlot()
+	res := Result{Scenario: scenario, Seed: seed, Mode: "sidecar"}
+	board := &sidecar.StatusBoard{}
+	loop := &sidecar.Loop{
+		Observer: api,
+		Learner:  learner,
+		Decider:  &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Slot: slot},
+		Applier:  &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log},
+		Mode:     cfg.Mode,
+		Log:      o.Log,
+		Now:      c.Now,
+		Rules: func(snap clusterSnapshot) sidecar.SafetyRules {
+			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
+				FloorPercent: sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)}
+		},
+		OnCycle: func(rep sidecar.CycleReport) {
+			sidecar.RecordCycle(board, rep)
+			if rep.Outcome.Result == sidecar.ResultApplied {
+				res.Applied++
+			}
+			res.Cycles++
+			if o.OnCycle != nil {
+				o.OnCycle(rep)
+			}
+		},
+	}
+	for !c.Done() {
+		if c.Now().Sub(sc.Start) > Limit {
+			return Result{}, fmt.Errorf("%s seed %d (sidecar) did not finish in %s", scenario, seed, Limit)
+		}
+		if _, err := loop.Once(ctx); err != nil {
+			o.Log.Debug("cycle", "error", err)
+		}
+		c.Step(o.Cycle)
+	}
+	res.Jobs = c.Results()
+	res.Status = board.Get()
+	res.PS = res.Status.History
+	return res, nil
+}
