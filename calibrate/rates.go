@@ -197,6 +197,9 @@ func Estimate(samples []Sample, o Options) *Table {
 	t := &Table{cells: map[string]map[string]Rate{}, reference: map[string]string{}}
 	for class, byType := range cells {
 		ref := o.Reference[class]
+		if ref == "" {
+			ref = o.Reference["*"] // one reference type for every class
+		}
 		if _, ok := byType[ref]; !ok || len(byType[ref].rates) < o.MinSamples {
 			ref = ""
 			for typ, a := range byType {

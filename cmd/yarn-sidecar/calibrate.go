@@ -1,0 +1,157 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+)
+
+func init() { register(newCalibrateCmd) }
+
+func newCalibrateCmd() *cobra.Command {
+	var f daemonFlags
+	var output, export, imp, since string
+	var backfill bool
+	cmd := &cobra.Command{
+		Use:   "calibrate",
+		Short: "Show computing rates per job class × node type from the history; import, export or backfill it",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			cfg, err := f.loadConfig()
+			if err != nil {
+				return err
+			}
+			store, err := calibrate.Open(cfg.Store)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			w := cmd.OutOrStdout()
+			switch {
+			case export != "":
+				fh, err := os.Create(export)
+				if err != nil {
+					return err
+				}
+				n, err := store.Export(fh)
+				if cerr := fh.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					return fmt.Errorf("export %s: %w", export, err)
+				}
+				fmt.Fprintf(w, "exported %d attempts to %s\n", n, export)
+				return nil
+			case imp != "":
+				fh, err := os.Open(imp)
+				if err != nil {
+					return err
+				}
+				defer fh.Close()
+				n, err := store.Import(fh)
+				if err != nil {
+					return fmt.Errorf("import %s: %w", imp, err)
+				}
+				fmt.Fprintf(w, "imported %d new attempts from %s\n", n, imp)
+				return nil
+			case backfill:
+				d, err := parseSince(since)
+				if err != nil {
+					return err
+				}
+				yc, err := yarnConfig(cfg, newLogger(f.logLevel, f.logJSON))
+				if err != nil {
+					return err
+				}
+				client, err := yarn.New(yc)
+				if err != nil {
+					return err
+				}
+				from := time.Now().Add(-d)
+				if err := store.SetCursor(from); err != nil {
+					return err
+				}
+				snap, err := client.Observe(cmd.Context(), yarn.ObserveOptions{Now: time.Now()})
+				if err != nil {
+					return err
+				}
+				l := &sidecar.HistoryLearner{Source: progressSource{client, cmd}, Store: store, Classifier: classifierFrom(cfg), ClassKey: calibrate.ClassKey(cfg.JobClass.By)}
+				before, _ := store.Count()
+				if err := l.Learn(cmd.Context(), snap); err != nil {
+					return err
+				}
+				after, _ := store.Count()
+				fmt.Fprintf(w, "\nbackfilled %d new attempts from jobs finished since %s\n", after-before, from.Format(time.RFC3339))
+			}
+			all, err := store.All()
+			if err != nil {
+				return err
+			}
+			t := calibrate.Estimate(all, calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns})
+			if output == "json" {
+				type cell struct {
+					Class, NodeType, Reference string
+					calibrate.Rate
+				}
+				var cells []cell
+				for _, c := range t.Classes() {
+					for _, typ := range t.Types(c) {
+						r, _ := t.Rate(c, typ)
+						cells = append(cells, cell{c, typ, t.Reference(c), r})
+					}
+				}
+				return writeJSON(w, cells)
+			}
+			tw := newTable(w)
+			fmt.Fprintln(tw, "CLASS\tNODE TYPE\tCR (× reference)\t90% INTERVAL\tSAMPLES\tREFERENCE")
+			for _, c := range t.Classes() {
+				for _, typ := range t.Types(c) {
+					r, _ := t.Rate(c, typ)
+					if !r.Known {
+						fmt.Fprintf(tw, "%s\t%s\tunknown (n=%d < %d)\t\t%d\t%s\n", c, typ, r.Samples, cfg.Calibrate.MinSamples, r.Samples, t.Reference(c))
+						continue
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f–%.2f\t%d\t%s\n", c, typ, r.Ratio, r.Low, r.High, r.Samples, t.Reference(c))
+				}
+			}
+			return tw.Flush()
+		},
+	}
+	f.add(cmd)
+	outputFlag(cmd, &output)
+	cmd.Flags().StringVar(&export, "export", "", "write the history to FILE as JSON lines")
+	cmd.Flags().StringVar(&imp, "import", "", "add attempts from a JSON-lines FILE (idempotent)")
+	cmd.Flags().BoolVar(&backfill, "backfill", false, "read finished jobs from JobHistory into the history")
+	cmd.Flags().StringVar(&since, "since", "7d", "with --backfill: how far back (e.g. 7d, 36h)")
+	return cmd
+}
+
+func parseSince(s string) (time.Duration, error) {
+	if n, ok := cutSuffix(s, "d"); ok {
+		var days int
+		if _, err := fmt.Sscanf(n, "%d", &days); err != nil || days <= 0 {
+			return 0, fmt.Errorf("--since %q: want e.g. 7d or 36h", s)
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("--since %q: want e.g. 7d or 36h", s)
+	}
+	return d, nil
+}
+
+func cutSuffix(s, suf string) (string, bool) {
+	if len(s) > len(suf) && s[len(s)-len(suf):] == suf {
+		return s[:len(s)-len(suf)], true
+	}
+	return s, false
+}

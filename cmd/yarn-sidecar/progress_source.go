@@ -1,0 +1,31 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+)
+
+// progressSource reads finished jobs and prints a progress line on stderr.
+type progressSource struct {
+	c   *yarn.Client
+	cmd *cobra.Command
+}
+
+func (p progressSource) FinishedJobs(ctx context.Context, since time.Time) ([]cluster.App, error) {
+	fmt.Fprintf(p.cmd.ErrOrStderr(), "reading jobs finished since %s from JobHistory ...", since.Format(time.RFC3339))
+	apps, err := p.c.FinishedJobs(ctx, since)
+	attempts := 0
+	for _, a := range apps {
+		if a.Job != nil {
+			attempts += len(a.Job.Attempts)
+		}
+	}
+	fmt.Fprintf(p.cmd.ErrOrStderr(), "\r%d jobs, %d task attempts read                              ", len(apps), attempts)
+	return apps, err
+}

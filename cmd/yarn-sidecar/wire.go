@@ -1,0 +1,141 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+)
+
+// deps are the concrete pieces behind the loop.
+type deps struct {
+	Client   *yarn.Client
+	Observer sidecar.Observer
+	ConfAPI  sidecar.ConfAPI
+	Learner  *sidecar.HistoryLearner
+	Decider  sidecar.Decider
+	Rules    func(cluster.Snapshot) sidecar.SafetyRules
+	Store    *calibrate.Store
+}
+
+func (d *deps) Close() error {
+	if d.Store != nil {
+		return d.Store.Close()
+	}
+	return nil
+}
+
+// OnCycle records each cycle on the status board.
+func (d *deps) OnCycle(b *sidecar.StatusBoard, mode sidecar.Mode) func(sidecar.CycleReport) {
+	return func(rep sidecar.CycleReport) {
+		sidecar.RecordCycle(b, rep)
+		b.Update(func(st *sidecar.Status) { st.Mode = mode })
+	}
+}
+
+// Periodic are the cron jobs of `run`: refresh the CR table.
+func (d *deps) Periodic(cfg *sidecar.Config) map[string]func() {
+	return map[string]func(){cfg.Schedule.Calibrate: func() { _ = d.Learner.Refresh() }}
+}
+
+// yarnConfig builds the client config from the sidecar config, falling back
+// to HADOOP_CONF_DIR's yarn-site.xml and mapred-site.xml.
+func yarnConfig(cfg *sidecar.Config, log hclog.Logger) (yarn.Config, error) {
+	yc := yarn.Config{RMAddresses: append([]string(nil), cfg.RM...), JHSAddress: cfg.JobHistory, User: cfg.User,
+		Timeout: cfg.Timeout, Logger: log.Named("yarn")}
+	if len(yc.RMAddresses) == 0 || yc.JHSAddress == "" {
+		dir := cfg.HadoopConfDir
+		if dir == "" {
+			dir = os.Getenv("HADOOP_CONF_DIR")
+		}
+		if dir != "" {
+			hc, err := yarn.ConfigFromHadoopConf(dir)
+			if err != nil {
+				return yc, err
+			}
+			if len(yc.RMAddresses) == 0 {
+				yc.RMAddresses = hc.RMAddresses
+			}
+			if yc.JHSAddress == "" {
+				yc.JHSAddress = hc.JHSAddress
+			}
+		}
+	}
+	if len(yc.RMAddresses) == 0 {
+		return yc, errors.New("no ResourceManager address: give --rm, set rm: in the config, or set HADOOP_CONF_DIR")
+	}
+	return yc, nil
+}
+
+func classifierFrom(cfg *sidecar.Config) calibrate.Classifier {
+	var c calibrate.Classifier
+	for _, r := range cfg.NodeTypes {
+		c.Rules = append(c.Rules, calibrate.NodeTypeRule{Name: r.Name, Label: r.Label, HostPattern: r.HostPattern, MinGPUs: r.MinGPUs})
+	}
+	return c
+}
+
+// wireDeps connects the client, opens the history and builds the decider.
+func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
+	yc, err := yarnConfig(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	client, err := yarn.New(yc)
+	if err != nil {
+		return nil, err
+	}
+	if dir := filepath.Dir(cfg.Store); dir != "." {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("create store directory: %w", err)
+		}
+	}
+	store, err := calibrate.Open(cfg.Store)
+	if err != nil {
+		return nil, err
+	}
+	api := sidecar.YARN{Client: client, Jobs: true}
+	classifier := classifierFrom(cfg)
+	key := calibrate.ClassKey(cfg.JobClass.By)
+	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key,
+		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}}
+	if err := learner.Refresh(); err != nil {
+		store.Close()
+		return nil, err
+	}
+	if yc.JHSAddress == "" {
+		log.Warn("no JobHistory address: computing rates come only from the stored history")
+	}
+	slot := cluster.Resource{MemoryMB: 2048, VCores: 1}
+	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store,
+		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Slot: slot},
+		Rules: func(snap cluster.Snapshot) sidecar.SafetyRules {
+			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
+				FloorPercent: sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)}
+		}}
+	return d, nil
+}
+
+func refTypes(cfg *sidecar.Config) map[string]string {
+	if cfg.Calibrate.ReferenceType == "" {
+		return nil
+	}
+	return map[string]string{"*": strings.TrimSpace(cfg.Calibrate.ReferenceType)}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}

@@ -1,0 +1,95 @@
+package yarn
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// siteConf is a *-site.xml file.
+type siteConf struct {
+	Property []struct {
+		Name  string `xml:"name"`
+		Value string `xml:"value"`
+	} `xml:"property"`
+}
+
+func loadSite(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var s siteConf
+	if err := xml.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	out := map[string]string{}
+	for _, p := range s.Property {
+		out[strings.TrimSpace(p.Name)] = strings.TrimSpace(p.Value)
+	}
+	return out, nil
+}
+
+// ConfigFromHadoopConf reads RM and JobHistory web addresses from
+// HADOOP_CONF_DIR's yarn-site.xml and mapred-site.xml: yarn.http.policy
+// (HTTPS_ONLY → https and the .https.address keys), RM HA
+// (yarn.resourcemanager.ha.enabled, ha.rm-ids, webapp.address.<id>),
+// mapreduce.jobhistory.webapp.address.
+func ConfigFromHadoopConf(dir string) (Config, error) {
+	y, err := loadSite(filepath.Join(dir, "yarn-site.xml"))
+	if err != nil {
+		return Config{}, err
+	}
+	m, err := loadSite(filepath.Join(dir, "mapred-site.xml"))
+	if err != nil {
+		return Config{}, err
+	}
+	https := strings.EqualFold(y["yarn.http.policy"], "HTTPS_ONLY")
+	scheme, key, def := "http://", "yarn.resourcemanager.webapp.address", "8088"
+	if https {
+		scheme, key, def = "https://", "yarn.resourcemanager.webapp.https.address", "8090"
+	}
+	host := y["yarn.resourcemanager.hostname"]
+	addr := func(k, hostKey string) string {
+		if v := y[k]; v != "" {
+			return v
+		}
+		if h := y[hostKey]; h != "" {
+			return h + ":" + def
+		}
+		if host != "" {
+			return host + ":" + def
+		}
+		return ""
+	}
+	var cfg Config
+	if strings.EqualFold(y["yarn.resourcemanager.ha.enabled"], "true") {
+		for _, id := range strings.Split(y["yarn.resourcemanager.ha.rm-ids"], ",") {
+			if id = strings.TrimSpace(id); id == "" {
+				continue
+			}
+			if a := addr(key+"."+id, "yarn.resourcemanager.hostname."+id); a != "" {
+				cfg.RMAddresses = append(cfg.RMAddresses, scheme+a)
+			}
+		}
+	} else if a := addr(key, "yarn.resourcemanager.hostname"); a != "" {
+		cfg.RMAddresses = []string{scheme + a}
+	}
+	if len(cfg.RMAddresses) == 0 {
+		return cfg, fmt.Errorf("%s: yarn-site.xml names no ResourceManager web address", dir)
+	}
+	jk := "mapreduce.jobhistory.webapp.address"
+	if https {
+		jk = "mapreduce.jobhistory.webapp.https.address"
+	}
+	if a := m[jk]; a != "" {
+		cfg.JHSAddress = scheme + a
+	}
+	return cfg, nil
+}
