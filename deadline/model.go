@@ -1,0 +1,65 @@
+package deadline
+
+import "math"
+
+// Samples are a class's observed phase durations (seconds), the input of
+// a PhaseModel and a Profile.
+type Samples struct {
+	Map, Shuffle1, Shuffle2, Reduce []float64
+	// Jobs are (input maps, duration seconds) of whole runs, for the
+	// input-size regression.
+	Jobs [][2]float64
+}
+
+// Model fits each phase by eq. 5.1; a phase without samples borrows the
+// other shuffle wave, or stays zero.
+func (s Samples) Model() (PhaseModel, bool) {
+	var m PhaseModel
+	var ok bool
+	if m.Map, ok = Fit(s.Map); !ok {
+		return m, false
+	}
+	m.Reduce, m.HasReduce = Fit(s.Reduce)
+	m.Shuffle1, _ = Fit(s.Shuffle1)
+	m.Shuffle2, _ = Fit(s.Shuffle2)
+	if m.Shuffle2 == (LogNormal{}) {
+		m.Shuffle2 = m.Shuffle1
+	}
+	if m.Shuffle1 == (LogNormal{}) {
+		m.Shuffle1 = m.Shuffle2
+	}
+	return m, true
+}
+
+// Blend mixes a history model with a running job's own finished maps
+// (online profiling, STEAMEngine; Lee §5.4.2): μ and σ are averaged
+// weighted by sample counts, so the job's own tasks dominate as they finish.
+func Blend(history LogNormal, nHistory int, own LogNormal, nOwn int) LogNormal {
+	if nOwn < 2 {
+		return history
+	}
+	if nHistory < 2 {
+		return own
+	}
+	a, b := float64(nHistory), float64(nOwn)
+	return LogNormal{Mu: (a*history.Mu + b*own.Mu) / (a + b), Sigma: math.Sqrt((a*history.Sigma*history.Sigma + b*own.Sigma*own.Sigma) / (a + b))}
+}
+
+// SizeRegression fits duration = a + b·maps across runs of a class (input
+// size adjustment, Lee §5.5); ok is false with fewer than 3 runs.
+func (s Samples) SizeRegression() (a, b float64, ok bool) {
+	n := float64(len(s.Jobs))
+	if n < 3 {
+		return 0, 0, false
+	}
+	var sx, sy, sxx, sxy float64
+	for _, j := range s.Jobs {
+		sx, sy, sxx, sxy = sx+j[0], sy+j[1], sxx+j[0]*j[0], sxy+j[0]*j[1]
+	}
+	den := n*sxx - sx*sx
+	if den == 0 {
+		return sy / n, 0, true
+	}
+	b = (n*sxy - sx*sy) / den
+	return (sy - b*sx) / n, b, true
+}

@@ -1,0 +1,139 @@
+package deadline
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// PhaseModel is a class's per-phase task-duration distributions at the
+// reference node type (Lee ch. 5): maps, first- and second-wave shuffles,
+// reduces, and container (worker) arrival delay.
+type PhaseModel struct {
+	Map, Shuffle1, Shuffle2, Reduce LogNormal
+	Arrival                         LogNormal // zero: containers are there at once
+	HasReduce                       bool
+}
+
+// Work is what remains of a job.
+type Work struct {
+	Maps, Reduces int
+}
+
+// Distribution is a sorted sample of completion times (seconds from now).
+type Distribution struct{ T []float64 }
+
+// Quantile returns the q-quantile (0..1).
+func (d Distribution) Quantile(q float64) float64 {
+	if len(d.T) == 0 {
+		return math.NaN()
+	}
+	i := int(math.Ceil(q*float64(len(d.T)))) - 1
+	if i < 0 {
+		i = 0
+	}
+	return d.T[i]
+}
+
+// P is P(T ≤ t).
+func (d Distribution) P(t float64) float64 {
+	if len(d.T) == 0 {
+		return 0
+	}
+	return float64(sort.SearchFloat64s(d.T, math.Nextafter(t, math.Inf(1)))) / float64(len(d.T))
+}
+
+func draw(r *rand.Rand, l LogNormal) float64 {
+	if l.Mu == 0 && l.Sigma == 0 {
+		return 0
+	}
+	return math.Exp(l.Mu + l.Sigma*r.NormFloat64())
+}
+
+// Simulate is Lee's Monte-Carlo (§5.2, "take two"): per run, draw each
+// worker's arrival and each task's duration, schedule maps greedily on the
+// earliest-free worker, then first-wave shuffles (one per worker, waiting
+// for the map phase) and second-wave ones, each followed by its reduce; the
+// completion time is the last reduce's end. speeds, when given, scale each
+// worker's task durations by 1/speed (CR of the node type the container is
+// on — an extension of the thesis's homogeneous model).
+func Simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed uint64) Distribution {
+	if workers < 1 {
+		workers = 1
+	}
+	r := rand.New(rand.NewPCG(seed, seed^0x5DEECE66D))
+	out := make([]float64, n)
+	W := make([]float64, workers)
+	speed := func(j int) float64 {
+		if len(speeds) == 0 {
+			return 1
+		}
+		if s := speeds[j%len(speeds)]; s > 0 {
+			return s
+		}
+		return 1
+	}
+	for k := 0; k < n; k++ {
+		for j := range W {
+			W[j] = draw(r, m.Arrival)
+		}
+		for i := 0; i < w.Maps; i++ {
+			j := argmin(W)
+			W[j] += draw(r, m.Map) / speed(j)
+		}
+		mapEnd := 0.0
+		for _, t := range W {
+			mapEnd = math.Max(mapEnd, t)
+		}
+		end := mapEnd
+		if m.HasReduce && w.Reduces > 0 {
+			for j := range W {
+				W[j] = math.Max(W[j], 0)
+			}
+			for i := 0; i < w.Reduces; i++ {
+				j := argmin(W)
+				sh := m.Shuffle2
+				if i < workers {
+					sh = m.Shuffle1
+				}
+				start := math.Max(W[j], mapEnd)
+				W[j] = start + (draw(r, sh)+draw(r, m.Reduce))/speed(j)
+				end = math.Max(end, W[j])
+			}
+		}
+		out[k] = end
+	}
+	sort.Float64s(out)
+	return Distribution{T: out}
+}
+
+func argmin(x []float64) int {
+	b := 0
+	for i, v := range x {
+		if v < x[b] {
+			b = i
+		}
+	}
+	return b
+}
+
+// MinContainers is the smallest number of containers (1..maxW) with
+// P(T ≤ deadline) ≥ confidence, found by bisection (P is monotone in w up to
+// Monte-Carlo noise; the same seed is used for every w). ok is false when
+// even maxW misses.
+func MinContainers(m PhaseModel, w Work, deadline, confidence float64, maxW, n int, seed uint64) (int, bool) {
+	meets := func(k int) bool { return Simulate(m, w, k, nil, n, seed).P(deadline) >= confidence }
+	if maxW < 1 || !meets(maxW) {
+		return maxW, false
+	}
+	lo, hi := 1, maxW
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if meets(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo, true
+}

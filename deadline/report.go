@@ -1,0 +1,172 @@
+package deadline
+
+import (
+	"sort"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+)
+
+// Verdicts of the deadline report.
+const (
+	OnTrack    = "on track"
+	AtRisk     = "at risk"
+	CannotMeet = "cannot meet even with the whole queue"
+	NoGoal     = "no goal"
+)
+
+// JobReport is one running job's outlook.
+type JobReport struct {
+	AppID    string        `json:"appId"`
+	Name     string        `json:"name"`
+	Queue    string        `json:"queue"`
+	Class    string        `json:"class"`
+	Deadline *time.Time    `json:"deadline,omitempty"`
+	Progress float64       `json:"progress"` // 0..1
+	P50      time.Time     `json:"p50"`
+	P90      time.Time     `json:"p90"`
+	PMeet    *float64      `json:"pMeet,omitempty"`
+	Held     int           `json:"containersHeld"`
+	Needed   int           `json:"containersNeeded,omitempty"` // at the confidence
+	Verdict  string        `json:"verdict"`
+	Method   string        `json:"method"`        // monte-carlo or extrapolation
+	CDF      [][2]float64  `json:"cdf,omitempty"` // (seconds from now, P)
+	Err      string        `json:"error,omitempty"`
+	Remain   time.Duration `json:"-"`
+}
+
+// QueueReport is a queue's jobs and the containers its goals need.
+type QueueReport struct {
+	Queue      string      `json:"queue"`
+	Jobs       []JobReport `json:"jobs"`
+	AtRisk     int         `json:"atRisk"`
+	Needed     int         `json:"containersNeeded"` // Σ over jobs with goals
+	MaxAllowed int         `json:"containersMax"`    // what the whole queue could hold
+}
+
+// ReportOptions are the knobs of Report.
+type ReportOptions struct {
+	ClassOf    func(cluster.App) string
+	SLOs       map[string]time.Duration
+	Confidence float64 // e.g. 0.9
+	Samples    int     // Monte-Carlo runs per job
+	Seed       uint64
+	// QueueMax is the most containers a queue can hold (its maximum
+	// capacity in its partition), for the "cannot meet" verdict.
+	QueueMax func(queue string) int
+}
+
+// Report builds the per-queue deadline report from a snapshot and per-class
+// models. Jobs with a model get a Monte-Carlo distribution; others a
+// progress extrapolation (STEAMEngine-style), without P(meet).
+func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions) []QueueReport {
+	if o.Confidence == 0 {
+		o.Confidence = 0.9
+	}
+	if o.Samples == 0 {
+		o.Samples = 1000
+	}
+	byQueue := map[string]*QueueReport{}
+	for _, a := range snap.RunningApps() {
+		class := ""
+		if o.ClassOf != nil {
+			class = o.ClassOf(a)
+		}
+		jr := JobReport{AppID: a.ID, Name: a.Name, Queue: a.Queue, Class: class, Progress: a.Progress / 100, Held: a.RunningContainers - 1}
+		if jr.Held < 1 {
+			jr.Held = 1
+		}
+		goal, hasGoal, err := GoalOf(a, class, o.SLOs)
+		if err != nil {
+			jr.Err = err.Error()
+		}
+		maxW := jr.Held
+		if o.QueueMax != nil {
+			if m := o.QueueMax(a.Queue); m > maxW {
+				maxW = m
+			}
+		}
+		model, hasModel := models[class]
+		switch {
+		case hasModel && a.Job != nil:
+			w := Work{Maps: a.Job.MapsTotal - a.Job.MapsCompleted, Reduces: a.Job.ReducesTotal - a.Job.ReducesCompleted}
+			seed := o.Seed ^ hash(a.ID)
+			d := Simulate(model, w, jr.Held, nil, o.Samples, seed)
+			jr.Method = "monte-carlo"
+			jr.P50 = snap.Time.Add(secs(d.Quantile(0.5)))
+			jr.P90 = snap.Time.Add(secs(d.Quantile(0.9)))
+			for _, q := range []float64{0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 1} {
+				jr.CDF = append(jr.CDF, [2]float64{d.Quantile(q), q})
+			}
+			if hasGoal {
+				left := goal.Deadline.Sub(snap.Time).Seconds()
+				p := d.P(left)
+				jr.PMeet = &p
+				need, ok := MinContainers(model, w, left, o.Confidence, maxW, o.Samples/2, seed)
+				jr.Needed = need
+				switch {
+				case p >= o.Confidence:
+					jr.Verdict = OnTrack
+				case ok:
+					jr.Verdict = AtRisk
+				default:
+					jr.Verdict = CannotMeet
+				}
+			}
+		default:
+			jr.Method = "extrapolation"
+			elapsed := snap.Time.Sub(a.StartedTime)
+			if jr.Progress > 0.01 {
+				rem := time.Duration(float64(elapsed) * (1 - jr.Progress) / jr.Progress)
+				jr.P50, jr.P90 = snap.Time.Add(rem), snap.Time.Add(rem*13/10)
+			}
+			if hasGoal && !jr.P50.IsZero() {
+				if jr.P90.Before(goal.Deadline) {
+					jr.Verdict = OnTrack
+				} else {
+					jr.Verdict = AtRisk
+				}
+			}
+		}
+		if hasGoal {
+			g := goal.Deadline
+			jr.Deadline = &g
+		} else {
+			jr.Verdict = NoGoal
+		}
+		qr := byQueue[a.Queue]
+		if qr == nil {
+			qr = &QueueReport{Queue: a.Queue}
+			if o.QueueMax != nil {
+				qr.MaxAllowed = o.QueueMax(a.Queue)
+			}
+			byQueue[a.Queue] = qr
+		}
+		if jr.Verdict == AtRisk || jr.Verdict == CannotMeet {
+			qr.AtRisk++
+		}
+		if hasGoal {
+			qr.Needed += jr.Needed
+		}
+		qr.Jobs = append(qr.Jobs, jr)
+	}
+	out := make([]QueueReport, 0, len(byQueue))
+	for _, q := range byQueue {
+		sort.Slice(q.Jobs, func(i, j int) bool { return q.Jobs[i].AppID < q.Jobs[j].AppID })
+		out = append(out, *q)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Queue < out[j].Queue })
+	return out
+}
+
+func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// hash is FNV-1a, to give each job its own reproducible stream.
+func hash(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}
