@@ -17,7 +17,18 @@ type Sample struct {
 	Finish    time.Time     `json:"finish"`
 	Elapsed   time.Duration `json:"elapsed"`
 	Bytes     int64         `json:"bytes"`
+	// Type is MAP (or empty, for histories written before reduces were
+	// kept) or REDUCE; reduces feed the deadline models, not the CR table.
+	Type      string        `json:"type,omitempty"`
+	Shuffle   time.Duration `json:"shuffle,omitempty"`
+	FirstWave bool          `json:"firstWave,omitempty"`
+	// JobMaps and JobElapsed describe the whole run (for size regression).
+	JobMaps    int           `json:"jobMaps,omitempty"`
+	JobElapsed time.Duration `json:"jobElapsed,omitempty"`
 }
+
+// IsMap reports whether the sample is a map attempt.
+func (s Sample) IsMap() bool { return s.Type == "" || s.Type == string(cluster.TaskMap) }
 
 // rate is bytes/s when the split size is known, else 1/duration.
 func (s Sample) rate() float64 {
@@ -37,8 +48,19 @@ func SamplesFromApp(a cluster.App, class string, types map[string]string) []Samp
 		return nil
 	}
 	var out []Sample
+	var lastMap time.Time
+	maps := 0
 	for _, at := range a.Job.Attempts {
-		if at.Type != cluster.TaskMap || !at.Succeeded() || at.Speculative {
+		if at.Type == cluster.TaskMap && at.Succeeded() {
+			maps++
+			if at.FinishTime.After(lastMap) {
+				lastMap = at.FinishTime
+			}
+		}
+	}
+	jobElapsed := a.FinishedTime.Sub(a.StartedTime)
+	for _, at := range a.Job.Attempts {
+		if !at.Succeeded() || at.Speculative {
 			continue
 		}
 		t := types[at.NodeID]
@@ -48,8 +70,14 @@ func SamplesFromApp(a cluster.App, class string, types map[string]string) []Samp
 		if t == "" {
 			continue
 		}
-		out = append(out, Sample{AttemptID: at.ID, JobID: a.Job.ID, Class: class, NodeType: t, Finish: at.FinishTime,
-			Elapsed: at.Elapsed, Bytes: at.HDFSBytesRead})
+		s := Sample{AttemptID: at.ID, JobID: a.Job.ID, Class: class, NodeType: t, Finish: at.FinishTime,
+			Elapsed: at.Elapsed, Bytes: at.HDFSBytesRead, Type: string(at.Type), JobMaps: maps, JobElapsed: jobElapsed}
+		if at.Type == cluster.TaskReduce {
+			s.Shuffle = at.ShuffleElapsed
+			s.Elapsed = at.MergeElapsed + at.ReduceElapsed
+			s.FirstWave = at.StartTime.Before(lastMap)
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -149,6 +177,13 @@ func Estimate(samples []Sample, o Options) *Table {
 	}
 	// Order runs (jobs) of each class by their last finish.
 	jobEnd := map[string]map[string]time.Time{}
+	mapsOnly := samples[:0:0]
+	for _, s := range samples {
+		if s.IsMap() {
+			mapsOnly = append(mapsOnly, s)
+		}
+	}
+	samples = mapsOnly
 	for _, s := range samples {
 		if jobEnd[s.Class] == nil {
 			jobEnd[s.Class] = map[string]time.Time{}

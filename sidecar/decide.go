@@ -5,8 +5,10 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -24,6 +26,13 @@ type PSDecider struct {
 	Queues map[string]QueueConfig
 	// Slot is the container size of a planning slot (default 2048 MB, 1 vcore).
 	Slot cluster.Resource
+	// Models are the deadline models per class; SLOs the per-class goals.
+	Models     func() map[string]deadline.PhaseModel
+	SLOs       map[string]time.Duration
+	Confidence float64
+	Samples    int
+	// Priorities lets the decision raise at-risk jobs' app priority.
+	Priorities bool
 
 	// baseline holds the weights of queues not in Queues: their
 	// default-partition capacity when the sidecar first saw them (the
@@ -120,6 +129,18 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 		}
 		queues = append(queues, qd)
 	}
+	// Deadlines first: queues with jobs at risk weigh more in the PS-fair
+	// plan (Polo: jobs at risk get capacity first, comfortable ones lend).
+	reports := d.deadlines(snap, tree, parts, classOf)
+	atRisk := map[string]int{}
+	for _, qr := range reports {
+		atRisk[qr.Queue] = qr.AtRisk
+	}
+	for i := range queues {
+		if n := atRisk[queues[i].Path]; n > 0 {
+			queues[i].Weight *= 1 + float64(n)
+		}
+	}
 	plan := progress.Plan(progress.PlanInput{Partitions: parts, Queues: queues, Rates: rates})
 
 	dec := Decision{Targets: map[string]QueueTarget{}, Notes: notes,
@@ -150,12 +171,32 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	for _, js := range sh.Jobs {
 		perQueue[js.Queue]++
 	}
+	jr := map[string]deadline.JobReport{}
+	for _, qr := range reports {
+		for _, j := range qr.Jobs {
+			jr[j.AppID] = j
+		}
+	}
 	for _, js := range sh.Jobs {
 		app := findApp(snap, js.AppID)
 		st := JobStatus{AppID: js.AppID, Name: app.Name, Queue: js.Queue, Class: js.Class, PS: js.PS, Containers: js.Containers,
 			Progress: app.Progress / 100}
 		if n := perQueue[js.Queue]; n > 0 {
 			st.FairShare = fair[js.Queue] / float64(n)
+		}
+		if r, ok := jr[js.AppID]; ok {
+			st.Deadline, st.PMeet, st.Needed, st.Verdict = r.Deadline, r.PMeet, r.Needed, r.Verdict
+			if !r.P50.IsZero() {
+				p50, p90 := r.P50, r.P90
+				st.P50, st.P90 = &p50, &p90
+			}
+			for _, c := range r.CDF {
+				st.CDF = append(st.CDF, CDFPoint{T: snap.Time.Add(time.Duration(c[0] * float64(time.Second))), P: c[1]})
+			}
+			if d.Priorities && (r.Verdict == deadline.AtRisk) && app.Priority < 10 {
+				dec.Priorities = append(dec.Priorities, PriorityChange{AppID: app.ID, Queue: app.Queue, From: app.Priority, To: app.Priority + 1,
+					Reason: fmt.Sprintf("job %s is at risk of missing its deadline (P(meet)=%.0f%%)", app.Name, 100*ptr(r.PMeet))})
+			}
 		}
 		dec.Jobs = append(dec.Jobs, st)
 	}
@@ -180,6 +221,37 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 		dec.Notes = append(dec.Notes, "no calibration history yet: every rate is taken as 1 (uncalibrated) until finished maps are ingested")
 	}
 	return dec, nil
+}
+
+func ptr(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// deadlines runs the deadline report on the snapshot.
+func (d *PSDecider) deadlines(snap cluster.Snapshot, tree *schedconf.Tree, parts []progress.PartitionSlots, classOf func(cluster.App) string) []deadline.QueueReport {
+	var models map[string]deadline.PhaseModel
+	if d.Models != nil {
+		models = d.Models()
+	}
+	slots := map[string]int64{}
+	for _, p := range parts {
+		for _, n := range p.Slots {
+			slots[p.Name] += n
+		}
+	}
+	return deadline.Report(snap, models, deadline.ReportOptions{ClassOf: classOf, SLOs: d.SLOs, Confidence: d.Confidence,
+		Samples: d.Samples, Seed: uint64(snap.Time.Unix()),
+		QueueMax: func(q string) int {
+			leaf, ok := tree.ByPath[q]
+			if !ok {
+				return 0
+			}
+			p := leaf.DefaultLabelExpression
+			return int(leaf.AbsMaxCapacity[p] * float64(slots[p]))
+		}})
 }
 
 func findApp(s cluster.Snapshot, id string) cluster.App {

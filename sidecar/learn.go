@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -26,8 +27,9 @@ type HistoryLearner struct {
 	ClassKey   calibrate.ClassKey
 	Options    calibrate.Options
 
-	mu    sync.RWMutex
-	table *calibrate.Table
+	mu     sync.RWMutex
+	table  *calibrate.Table
+	models map[string]deadline.PhaseModel
 }
 
 // Learn implements Learner.
@@ -70,10 +72,18 @@ func (h *HistoryLearner) Refresh() error {
 		return fmt.Errorf("read calibration history: %w", err)
 	}
 	t := calibrate.Estimate(all, h.Options)
+	m := ModelsFromSamples(all)
 	h.mu.Lock()
-	h.table = t
+	h.table, h.models = t, m
 	h.mu.Unlock()
 	return nil
+}
+
+// Models are the deadline models per class from the history.
+func (h *HistoryLearner) Models() map[string]deadline.PhaseModel {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.models
 }
 
 // Table is the latest CR table (nil before the first Learn).

@@ -84,6 +84,8 @@ type SidecarOptions struct {
 	Dir    string
 	Config *sidecar.Config
 	Log    hclog.Logger
+	// MCSamples is the Monte-Carlo runs per job per cycle (default 200).
+	MCSamples int
 	// OnCycle sees each cycle (demo, reports).
 	OnCycle func(sidecar.CycleReport)
 }
@@ -93,6 +95,9 @@ type SidecarOptions struct {
 func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	if o.Cycle == 0 {
 		o.Cycle = 30 * time.Second
+	}
+	if o.MCSamples == 0 {
+		o.MCSamples = 200
 	}
 	if o.Log == nil {
 		o.Log = hclog.NewNullLogger()
@@ -183,11 +188,13 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	loop := &sidecar.Loop{
 		Observer: api,
 		Learner:  learner,
-		Decider:  &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Slot: slot},
-		Applier:  &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log},
-		Mode:     cfg.Mode,
-		Log:      o.Log,
-		Now:      c.Now,
+		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Slot: slot,
+			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
+			Priorities: cfg.Safety.AllowPriorityChanges},
+		Applier: &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log},
+		Mode:    cfg.Mode,
+		Log:     o.Log,
+		Now:     c.Now,
 		Rules: func(snap clusterSnapshot) sidecar.SafetyRules {
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
 				FloorPercent: sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)}

@@ -1,0 +1,46 @@
+package sidecar
+
+import (
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+)
+
+// ModelsFromSamples fits each class's phase model (Lee eq. 5.1) from the
+// durable history: map durations, first/second-wave shuffles and reduces.
+// Durations are pooled across node types (the model is the class's mix as
+// it ran); classes without two map samples get no model.
+func ModelsFromSamples(all []calibrate.Sample) map[string]deadline.PhaseModel {
+	by := map[string]*deadline.Samples{}
+	jobs := map[string]map[string][2]float64{}
+	for _, s := range all {
+		ds := by[s.Class]
+		if ds == nil {
+			ds = &deadline.Samples{}
+			by[s.Class] = ds
+			jobs[s.Class] = map[string][2]float64{}
+		}
+		if s.IsMap() {
+			ds.Map = append(ds.Map, s.Elapsed.Seconds())
+		} else {
+			ds.Reduce = append(ds.Reduce, s.Elapsed.Seconds())
+			if s.FirstWave {
+				ds.Shuffle1 = append(ds.Shuffle1, s.Shuffle.Seconds())
+			} else {
+				ds.Shuffle2 = append(ds.Shuffle2, s.Shuffle.Seconds())
+			}
+		}
+		if s.JobMaps > 0 {
+			jobs[s.Class][s.JobID] = [2]float64{float64(s.JobMaps), s.JobElapsed.Seconds()}
+		}
+	}
+	out := map[string]deadline.PhaseModel{}
+	for class, ds := range by {
+		for _, j := range jobs[class] {
+			ds.Jobs = append(ds.Jobs, j)
+		}
+		if m, ok := ds.Model(); ok {
+			out[class] = m
+		}
+	}
+	return out
+}
