@@ -1,6 +1,7 @@
 package deadline
 
 import (
+	"container/heap"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -77,9 +78,10 @@ func Simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed u
 		for j := range W {
 			W[j] = draw(r, m.Arrival)
 		}
+		free := newFreeAt(W)
 		for i := 0; i < w.Maps; i++ {
-			j := argmin(W)
-			W[j] += draw(r, m.Map) / speed(j)
+			j := free.earliest()
+			free.advance(W[j] + draw(r, m.Map)/speed(j))
 		}
 		mapEnd := 0.0
 		for _, t := range W {
@@ -90,14 +92,15 @@ func Simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed u
 			for j := range W {
 				W[j] = math.Max(W[j], 0)
 			}
+			free := newFreeAt(W)
 			for i := 0; i < w.Reduces; i++ {
-				j := argmin(W)
+				j := free.earliest()
 				sh := m.Shuffle2
 				if i < workers {
 					sh = m.Shuffle1
 				}
 				start := math.Max(W[j], mapEnd)
-				W[j] = start + (draw(r, sh)+draw(r, m.Reduce))/speed(j)
+				free.advance(start + (draw(r, sh)+draw(r, m.Reduce))/speed(j))
 				end = math.Max(end, W[j])
 			}
 		}
@@ -107,14 +110,39 @@ func Simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed u
 	return Distribution{T: out}
 }
 
-func argmin(x []float64) int {
-	b := 0
-	for i, v := range x {
-		if v < x[b] {
-			b = i
-		}
+// freeAt is a min-heap of worker indices by the time each is next free
+// (W), so each task goes to the earliest-free container in O(log w) —
+// with ties broken by the lowest index, as a linear scan would.
+type freeAt struct {
+	W   []float64
+	idx []int
+}
+
+func newFreeAt(W []float64) *freeAt {
+	f := &freeAt{W: W, idx: make([]int, len(W))}
+	for i := range f.idx {
+		f.idx[i] = i
 	}
-	return b
+	heap.Init(f)
+	return f
+}
+
+func (f *freeAt) Len() int { return len(f.idx) }
+func (f *freeAt) Less(a, b int) bool {
+	wa, wb := f.W[f.idx[a]], f.W[f.idx[b]]
+	return wa < wb || (wa == wb && f.idx[a] < f.idx[b])
+}
+func (f *freeAt) Swap(a, b int) { f.idx[a], f.idx[b] = f.idx[b], f.idx[a] }
+func (f *freeAt) Push(any)      { panic("freeAt: fixed size") }
+func (f *freeAt) Pop() any      { panic("freeAt: fixed size") }
+
+// earliest is the worker free first.
+func (f *freeAt) earliest() int { return f.idx[0] }
+
+// advance sets the earliest worker's next free time to t.
+func (f *freeAt) advance(t float64) {
+	f.W[f.idx[0]] = t
+	heap.Fix(f, 0)
 }
 
 // MinContainers is the smallest number of containers (1..maxW) with

@@ -83,6 +83,9 @@ type CalibrateConfig struct {
 	MinSamples    int    `yaml:"min_samples"`
 	HalfLifeRuns  int    `yaml:"half_life_runs"`
 	ReferenceType string `yaml:"reference_type"`
+	// RecomputeEvery is the most often newly ingested attempts rebuild the
+	// CR table and the deadline models.
+	RecomputeEvery time.Duration `yaml:"recompute_every"`
 }
 
 // SafetyConfig bounds what one cycle may change (USER-ASKS #5, #8).
@@ -147,6 +150,9 @@ func (c *Config) Default() {
 	}
 	if c.Calibrate.HalfLifeRuns == 0 {
 		c.Calibrate.HalfLifeRuns = 5
+	}
+	if c.Calibrate.RecomputeEvery == 0 {
+		c.Calibrate.RecomputeEvery = 5 * time.Minute
 	}
 	if c.Safety.MaxStepPercent == 0 {
 		c.Safety.MaxStepPercent = 25

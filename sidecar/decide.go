@@ -143,7 +143,7 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	}
 	plan := progress.Plan(progress.PlanInput{Partitions: parts, Queues: queues, Rates: rates})
 
-	dec := Decision{Targets: map[string]QueueTarget{}, Notes: notes,
+	dec := Decision{Targets: map[string]QueueTarget{}, Notes: notes, Deadlines: reports,
 		Predicted: map[string]float64{"sum_ps": plan.SumPS, "sum_ps_bound": plan.Bound, "min_ps_over_fair": plan.MinPS}}
 	for _, qp := range plan.Queues {
 		leaf := tree.ByPath[qp.Path]

@@ -26,10 +26,21 @@ type HistoryLearner struct {
 	Classifier calibrate.Classifier
 	ClassKey   calibrate.ClassKey
 	Options    calibrate.Options
+	// RecomputeEvery bounds how often newly ingested attempts rebuild the
+	// CR table and models (by the snapshot's clock): a table that is five
+	// minutes old loses nothing, and a busy cluster finishes jobs every few
+	// seconds. Zero recomputes on every ingest.
+	RecomputeEvery time.Duration
 
 	mu     sync.RWMutex
 	table  *calibrate.Table
 	models map[string]deadline.PhaseModel
+	// samples mirrors the store in memory once Refresh has read it, so a
+	// cycle that ingests a few jobs does not re-read the whole history.
+	samples  []calibrate.Sample
+	loaded   bool
+	stale    bool // samples hold attempts the table does not reflect yet
+	computed time.Time
 }
 
 // Learn implements Learner.
@@ -43,13 +54,20 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 		return fmt.Errorf("read finished jobs since %s: %w", cursor.Format(time.RFC3339), err)
 	}
 	types := h.Classifier.Types(snap.Nodes)
-	added := 0
+	added, partial := 0, false
+	var fresh []calibrate.Sample
 	for _, a := range jobs {
-		n, err := h.Store.Add(calibrate.SamplesFromApp(a, h.ClassKey.ClassOf(a), types))
+		ss := calibrate.SamplesFromApp(a, h.ClassKey.ClassOf(a), types)
+		n, err := h.Store.Add(ss)
 		if err != nil {
 			return err
 		}
 		added += n
+		if n == len(ss) {
+			fresh = append(fresh, ss...)
+		} else if n > 0 {
+			partial = true // some were stored before: re-read to stay exact
+		}
 		if a.FinishedTime.After(cursor) {
 			cursor = a.FinishedTime
 		}
@@ -59,8 +77,25 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 			return fmt.Errorf("save ingest cursor: %w", err)
 		}
 	}
-	if added > 0 || h.Table() == nil {
+	h.mu.RLock()
+	loaded := h.loaded
+	h.mu.RUnlock()
+	switch {
+	case !loaded || partial:
 		return h.Refresh()
+	case added > 0 || h.stale:
+		h.mu.Lock()
+		h.samples = append(h.samples, fresh...)
+		all := h.samples
+		h.stale = true
+		due := h.RecomputeEvery == 0 || snap.Time.Sub(h.computed) >= h.RecomputeEvery
+		h.mu.Unlock()
+		if due {
+			h.recompute(all)
+			h.mu.Lock()
+			h.stale, h.computed = false, snap.Time
+			h.mu.Unlock()
+		}
 	}
 	return nil
 }
@@ -71,12 +106,19 @@ func (h *HistoryLearner) Refresh() error {
 	if err != nil {
 		return fmt.Errorf("read calibration history: %w", err)
 	}
+	h.mu.Lock()
+	h.samples, h.loaded = all, true
+	h.mu.Unlock()
+	h.recompute(all)
+	return nil
+}
+
+func (h *HistoryLearner) recompute(all []calibrate.Sample) {
 	t := calibrate.Estimate(all, h.Options)
 	m := ModelsFromSamples(all)
 	h.mu.Lock()
 	h.table, h.models = t, m
 	h.mu.Unlock()
-	return nil
 }
 
 // Models are the deadline models per class from the history.

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/robfig/cron/v3"
 
+	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -35,6 +36,8 @@ type Decision struct {
 	SumPS   float64
 	MinPS   float64
 	BoundPS float64
+	// Deadlines is the per-queue deadline report the decision used.
+	Deadlines []deadline.QueueReport
 }
 
 // Decider is the pure decision step: a snapshot and the live conf in, a

@@ -106,7 +106,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	classifier := classifierFrom(cfg)
 	key := calibrate.ClassKey(cfg.JobClass.By)
 	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key,
-		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}}
+		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery}
 	if err := learner.Refresh(); err != nil {
 		store.Close()
 		return nil, err

@@ -128,7 +128,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	learnerFor := func(client *yarn.Client) *sidecar.HistoryLearner {
 		return &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
-			Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns}}
+			Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns}, RecomputeEvery: cfg.Calibrate.RecomputeEvery}
 	}
 
 	sc, err := sim.LoadScenario(scenario)

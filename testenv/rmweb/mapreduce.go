@@ -91,11 +91,10 @@ func (h *handler) historyJobs(w http.ResponseWriter, r *http.Request) {
 func (h *handler) historyJob(w http.ResponseWriter, r *http.Request) {
 	rest := strings.Trim(strings.TrimPrefix(r.URL.Path, "/ws/v1/history/mapreduce/jobs/"), "/")
 	jobID, _, _ := strings.Cut(rest, "/")
-	for _, j := range h.s.FinishedJobs() {
-		if j.ID == jobID {
-			h.jobResource(w, r, j, rest)
-			return
-		}
+	// A job id is its application id with the "job" prefix (job_<ts>_<seq>).
+	if j, ok := h.s.Job("application" + strings.TrimPrefix(jobID, "job")); ok && strings.HasPrefix(jobID, "job_") && !j.FinishTime.IsZero() {
+		h.jobResource(w, r, j, rest)
+		return
 	}
 	notFound(w, "job, "+jobID+", is not found")
 }

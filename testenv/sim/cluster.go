@@ -74,12 +74,24 @@ func sub(a, b rmweb.Resource) rmweb.Resource {
 	return rmweb.Resource{MemoryMB: a.MemoryMB - b.MemoryMB, VCores: a.VCores - b.VCores, GPUs: a.GPUs - b.GPUs}
 }
 
+// rmStartMillis is the RM's cluster timestamp (its start time, the middle
+// part of every application id). Each seed is another RM start — as each
+// day's RM restart is on a real cluster — so application and attempt ids
+// of different runs never collide in a shared calibration history.
+func rmStartMillis(start time.Time, seed int64) int64 {
+	off := seed % 86400
+	if off < 0 {
+		off = -off
+	}
+	return start.Add(-time.Duration(off+1) * time.Second).UnixMilli()
+}
+
 // NewCluster builds a cluster for a scenario; seed drives task-time noise,
 // replica placement and generated arrivals (same seed, same run).
 func NewCluster(sc *Scenario, seed int64) (*Cluster, error) {
 	c := &Cluster{
 		sc: sc, rng: rand.New(rand.NewPCG(uint64(seed), uint64(seed)*0x9e3779b97f4a7c15+1)),
-		start: sc.Start, now: sc.Start, clusterTS: sc.Start.UnixMilli(),
+		start: sc.Start, now: sc.Start, clusterTS: rmStartMillis(sc.Start, seed),
 		nodeByID: map[string]*node{}, labels: map[string]bool{}, appByID: map[string]*app{},
 		usage: map[string]map[string]rmweb.Resource{}, amUsage: map[string]rmweb.Resource{},
 		fs: hdfsns.New(), version: 1,

@@ -43,6 +43,9 @@ type app struct {
 	memSeconds, vcoreSec  float64
 	gpuSec                float64
 	conf                  map[string]string
+	// history is the JobHistory view, built once when the job finished
+	// (it never changes after), so serving the JHS stays O(jobs).
+	history *rmweb.Job
 }
 
 type task struct {

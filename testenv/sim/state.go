@@ -241,7 +241,19 @@ func (c *Cluster) Job(appID string) (rmweb.Job, bool) {
 	if !ok {
 		return rmweb.Job{}, false
 	}
-	return c.jobView(a), true
+	return c.historyOrLive(a), true
+}
+
+// historyOrLive is a finished job's cached history view, or a live view.
+func (c *Cluster) historyOrLive(a *app) rmweb.Job {
+	if a.finish.IsZero() {
+		return c.jobView(a)
+	}
+	if a.history == nil {
+		v := c.jobView(a)
+		a.history = &v
+	}
+	return *a.history
 }
 
 // FinishedJobs implements rmweb.State.
@@ -251,7 +263,7 @@ func (c *Cluster) FinishedJobs() []rmweb.Job {
 	var out []rmweb.Job
 	for _, a := range c.apps {
 		if !a.finish.IsZero() {
-			out = append(out, c.jobView(a))
+			out = append(out, c.historyOrLive(a))
 		}
 	}
 	return out
