@@ -66,7 +66,10 @@ type QueuePlan struct {
 	PS           float64 // predicted progress share under the plan
 	FairShare    float64 // weighted fair share of PS
 	Uncalibrated []string
-	Reason       string
+	// Calibrating names the partition the queue was sent to so that its
+	// classes' rates there get measured ("" when it was not).
+	Calibrating string
+	Reason      string
 }
 
 // CapacityPlan is the planner's answer.
@@ -133,11 +136,78 @@ func Plan(in PlanInput) CapacityPlan {
 		homes[moveQ] = moveP
 		best, bestScore = evaluate(in, qs, homes)
 	}
+	if calibrating := calibrationHomes(in, qs, homes); len(calibrating) > 0 {
+		best, _ = evaluate(in, qs, homes)
+		for i := range best.Queues {
+			best.Queues[i].Calibrating = calibrating[best.Queues[i].Path]
+		}
+	}
 	best.Bound = bound(in, qs)
 	for i := range best.Queues {
 		best.Queues[i].Reason = reason(best.Queues[i], qs)
 	}
 	return best
+}
+
+// calibrationHomes gives jobs of unknown rate their calibration share (Lee
+// §4.3.1.4: a new job runs on every node type before its rates are trusted).
+// YARN cannot place one job's containers from outside, so the share is a
+// whole queue: in each partition where no queue with demand lives and whose
+// node types some queue's classes have no measured rate on, the queue with
+// the least demand among those moves in until its rates are known; the
+// next plan decides on measured rates. homes is updated in place.
+func calibrationHomes(in PlanInput, qs []*queueModel, homes map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, p := range in.Partitions {
+		if p.Name == "" || p.total() == 0 {
+			continue
+		}
+		occupied := false
+		for _, q := range qs {
+			if homes[q.Path] == p.Name && q.Demand > 0 {
+				occupied = true
+			}
+		}
+		if occupied {
+			continue
+		}
+		var pick *queueModel
+		for _, q := range qs {
+			if q.Demand == 0 || q.Pinned || homes[q.Path] != "" || out[q.Path] != "" || !canUse(q.Accessible, p.Name) || !unknownIn(in, q, p) {
+				continue
+			}
+			if pick == nil || q.Demand < pick.Demand {
+				pick = q
+			}
+		}
+		if pick != nil {
+			homes[pick.Path] = p.Name
+			out[pick.Path] = p.Name
+		}
+	}
+	return out
+}
+
+// unknownIn: the queue's classes lack a rate on a type of p, yet have
+// one elsewhere (a brand-new class is first measured where it runs anyway).
+func unknownIn(in PlanInput, q *queueModel, p PartitionSlots) bool {
+	unk := map[string]bool{}
+	for _, t := range q.unk {
+		unk[t] = true
+	}
+	missing, knownElsewhere := false, false
+	for _, part := range in.Partitions {
+		for t, n := range part.Slots {
+			switch {
+			case n == 0:
+			case part.Name == p.Name && unk[t]:
+				missing = true
+			case part.Name != p.Name && !unk[t]:
+				knownElsewhere = true
+			}
+		}
+	}
+	return missing && knownElsewhere
 }
 
 func canUse(acc []string, p string) bool {
@@ -331,6 +401,16 @@ func evaluate(in PlanInput, qs []*queueModel, homes map[string]string) (Capacity
 			used += guaranteed[q.Path][p.Name]
 		}
 		spare := math.Max(0, total-used)
+		// Without contention capacities decide nothing (every request is
+		// met through elasticity), so they follow the weights alone and do
+		// not move with each cycle's demand: no churn in the audit log.
+		uncontended := leftover[p.Name] > 1e-9
+		if uncontended {
+			for _, q := range qs {
+				guaranteed[q.Path][p.Name] = 0
+			}
+			spare = total
+		}
 		for i := range plan.Queues {
 			qp := &plan.Queues[i]
 			pct := 100 * guaranteed[qp.Path][p.Name] / total
@@ -396,7 +476,9 @@ func reason(qp QueuePlan, qs []*queueModel) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "queue %s: jobs run %s vs the default partition", short(qp.Path), strings.Join(rates, ", "))
-	if qp.Home != "" {
+	if qp.Calibrating != "" {
+		fmt.Fprintf(&b, "; sent to %s to measure its rates there (no finished maps on %s yet; Lee's calibration share)", partName(qp.Home), strings.Join(qp.Uncalibrated, ", "))
+	} else if qp.Home != "" {
 		fmt.Fprintf(&b, "; home %s, where they gain most", partName(qp.Home))
 	} else {
 		b.WriteString("; stays on the default partition")

@@ -101,3 +101,36 @@ func TestPlanIdleQueueAndUnknownRates(t *testing.T) {
 		}
 	}
 }
+
+// A class measured on the CPU nodes but never on the idle GPU partition is
+// sent there to be measured (Lee's calibration share); once measured, the
+// plan decides on the rates.
+func TestPlanCalibrationShare(t *testing.T) {
+	parts := []PartitionSlots{{Name: "", Slots: map[string]int64{"cpu": 40}}, {Name: "gpu", Slots: map[string]int64{"gpu": 10}}}
+	queues := []QueueDemand{
+		{Path: "root.etl", Weight: 1, Demand: 30, Mix: map[string]float64{"sort": 1}, Accessible: []string{"gpu"}},
+		{Path: "root.ml", Weight: 1, Demand: 8, Mix: map[string]float64{"train": 1}, Accessible: []string{"gpu"}},
+	}
+	cases := []struct {
+		name     string
+		rates    RateMap
+		wantHome string
+		calib    bool
+	}{
+		{"gpu unmeasured: smallest queue calibrates", RateMap{"sort": {"cpu": 1}, "train": {"cpu": 1}}, "gpu", true},
+		{"gpu measured slow: ml stays", RateMap{"sort": {"cpu": 1, "gpu": 1}, "train": {"cpu": 1, "gpu": 0.5}}, "", false},
+		{"gpu measured fast: ml moves on rates", RateMap{"sort": {"cpu": 1, "gpu": 1}, "train": {"cpu": 1, "gpu": 4}}, "gpu", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := Plan(PlanInput{Partitions: parts, Queues: queues, Rates: c.rates})
+			ml := find(p, "root.ml")
+			if ml.Home != c.wantHome || (ml.Calibrating != "") != c.calib {
+				t.Fatalf("ml: home %q calibrating %q, want home %q calibrating %v (%s)", ml.Home, ml.Calibrating, c.wantHome, c.calib, ml.Reason)
+			}
+			if find(p, "root.etl").Home != "" {
+				t.Fatalf("etl should stay on the default partition")
+			}
+		})
+	}
+}
