@@ -100,6 +100,10 @@ type SafetyConfig struct {
 	FloorContainers int `yaml:"floor_containers"`
 	// AllowPriorityChanges lets the sidecar PUT app priorities.
 	AllowPriorityChanges bool `yaml:"allow_priority_changes"`
+	// KeepRackLocalityReset forbids setting the global
+	// rack-locality-full-reset=false when queues are routed to labelled
+	// (typically compute-only) partitions.
+	KeepRackLocalityReset bool `yaml:"keep_rack_locality_reset"`
 	// AllowNodeLabelChanges lets the sidecar add labels or relabel nodes.
 	AllowNodeLabelChanges bool `yaml:"allow_node_label_changes"`
 	// VerifyTimeout bounds the read-back after a mutation.

@@ -33,6 +33,9 @@ type PSDecider struct {
 	Samples    int
 	// Priorities lets the decision raise at-risk jobs' app priority.
 	Priorities bool
+	// KeepRackLocalityReset leaves yarn.scheduler.capacity.rack-locality-full-reset
+	// alone even when queues are routed to labelled partitions.
+	KeepRackLocalityReset bool
 
 	// baseline holds the weights of queues not in Queues: their
 	// default-partition capacity when the sidecar first saw them (the
@@ -145,6 +148,20 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 
 	dec := Decision{Targets: map[string]QueueTarget{}, Notes: notes, Deadlines: reports,
 		Predicted: map[string]float64{"sum_ps": plan.SumPS, "sum_ps_bound": plan.Bound, "min_ps_over_fair": plan.MinPS}}
+	// Labelled partitions on heterogeneous clusters are mostly compute-only
+	// accelerator nodes (Lee §4.2): no DataNode, so every map there is at
+	// best rack-local, and with rack-locality-full-reset (default true)
+	// each container waits node-locality-delay missed opportunities again —
+	// a queue routed there crawls at one container per few seconds.
+	routed := false
+	for _, qp := range plan.Queues {
+		routed = routed || qp.Home != ""
+	}
+	const fullReset = schedconf.Prefix + "rack-locality-full-reset"
+	if routed && !d.KeepRackLocalityReset && strings.TrimSpace(live[fullReset]) != "false" {
+		dec.Globals = append(dec.Globals, GlobalChange{Key: fullReset, Value: "false",
+			Reason: "queues run on a labelled partition whose nodes hold little or no HDFS data: after the first rack-local container, later ones need not wait node-locality-delay again (rack-locality-full-reset=false)"})
+	}
 	for _, qp := range plan.Queues {
 		leaf := tree.ByPath[qp.Path]
 		t := QueueTarget{Capacity: map[string]float64{}, MaxCapacity: map[string]float64{}, Reason: qp.Reason}

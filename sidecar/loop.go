@@ -38,6 +38,8 @@ type Decision struct {
 	BoundPS float64
 	// Deadlines is the per-queue deadline report the decision used.
 	Deadlines []deadline.QueueReport
+	// Globals are scheduler-wide properties the plan needs.
+	Globals []GlobalChange
 }
 
 // Decider is the pure decision step: a snapshot and the live conf in, a
@@ -134,6 +136,7 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	if err != nil {
 		return rep, fmt.Errorf("build plan: %w", err)
 	}
+	plan.SetGlobals(dec.Globals)
 	plan.Priorities = dec.Priorities
 	plan.Predicted = dec.Predicted
 	rep.Plan = plan

@@ -201,6 +201,31 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 	return plan, nil
 }
 
+// GlobalChange is a scheduler-wide property a decision wants set.
+type GlobalChange struct {
+	Key    string // full property name
+	Value  string
+	Reason string
+}
+
+// SetGlobals adds scheduler-wide properties to the plan (global-updates of
+// the same mutation, so they apply atomically with the queue changes).
+func (p *Plan) SetGlobals(gs []GlobalChange) {
+	changed := false
+	for _, g := range gs {
+		if p.Base[g.Key] == g.Value {
+			continue
+		}
+		p.Desired[g.Key] = g.Value
+		p.Changes = append(p.Changes, Change{Property: g.Key, From: p.Base[g.Key], To: g.Value, Reason: g.Reason})
+		p.Reasons = append(p.Reasons, g.Reason)
+		changed = true
+	}
+	if changed {
+		p.Mutation = schedconf.Diff(p.Base, p.Desired)
+	}
+}
+
 // capacityProp is the queue-relative property of a partition's capacity.
 func capacityProp(partition string) string {
 	if partition == "" {

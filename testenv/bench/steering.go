@@ -196,6 +196,9 @@ func staticFamily(sc *sim.Scenario) ([]namedMutation, error) {
 		for _, q := range targeted {
 			to[schedconf.Key(q, "default-node-label-expression")] = label
 		}
+		// The admin who routes queues to compute-only nodes also stops
+		// delay scheduling from throttling them (as the sidecar does).
+		to[schedconf.Prefix+"rack-locality-full-reset"] = "false"
 		if err := schedconf.Validate(to); err != nil {
 			return fmt.Errorf("static %s: %w", name, err)
 		}

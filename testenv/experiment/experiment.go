@@ -190,7 +190,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		Learner:  learner,
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Slot: slot,
 			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
-			Priorities: cfg.Safety.AllowPriorityChanges},
+			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset},
 		Applier: &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log},
 		Mode:    cfg.Mode,
 		Log:     o.Log,

@@ -247,7 +247,7 @@ func (h *handler) attemptInfo(at Attempt) map[string]any {
 
 // counterGroups groups counters the way the MR REST API does.
 func counterGroups(c map[string]int64, valueKey string) []map[string]any {
-	fs, task := []map[string]any{}, []map[string]any{}
+	fs, task, job := []map[string]any{}, []map[string]any{}, []map[string]any{}
 	keys := make([]string, 0, len(c))
 	for k := range c {
 		keys = append(keys, k)
@@ -258,14 +258,21 @@ func counterGroups(c map[string]int64, valueKey string) []map[string]any {
 		if valueKey == "total" {
 			e["mapCounterValue"], e["reduceCounterValue"] = c[k], 0
 		}
-		if strings.HasPrefix(k, "HDFS_") || strings.HasPrefix(k, "FILE_") {
+		switch {
+		case strings.HasPrefix(k, "HDFS_") || strings.HasPrefix(k, "FILE_"):
 			fs = append(fs, e)
-		} else {
+		case strings.HasSuffix(k, "_MAPS") || strings.HasSuffix(k, "_REDUCES"):
+			job = append(job, e) // JobCounter: DATA_LOCAL_MAPS, TOTAL_LAUNCHED_MAPS, ...
+		default:
 			task = append(task, e)
 		}
 	}
-	return []map[string]any{
+	groups := []map[string]any{
 		{"counterGroupName": "org.apache.hadoop.mapreduce.FileSystemCounter", "counter": fs},
 		{"counterGroupName": "org.apache.hadoop.mapreduce.TaskCounter", "counter": task},
 	}
+	if len(job) > 0 {
+		groups = append(groups, map[string]any{"counterGroupName": "org.apache.hadoop.mapreduce.JobCounter", "counter": job})
+	}
+	return groups
 }

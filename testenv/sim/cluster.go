@@ -30,8 +30,11 @@ type Cluster struct {
 
 	start, now time.Time
 	clusterTS  int64
-	events     eventHeap
-	seq        int64
+	// dataNodes and offRack cache replica placement's candidates.
+	dataNodes []*node
+	offRack   map[string][]*node
+	events    eventHeap
+	seq       int64
 
 	nodes     []*node
 	nodeByID  map[string]*node

@@ -141,23 +141,33 @@ func (c *Cluster) resolveQueue(q string) string {
 // placeReplicas picks 3 DataNode hosts the way HDFS's default policy does:
 // one random node, then two on one other rack.
 func (c *Cluster) placeReplicas() []string {
-	var dns []*node
-	for _, n := range c.nodes {
-		if n.datanode {
-			dns = append(dns, n)
+	// DataNodes and, per rack, the DataNodes elsewhere: built once (the
+	// set of DataNodes is fixed when files are written), so placing a
+	// block costs O(1), not O(nodes).
+	if c.dataNodes == nil {
+		c.offRack = map[string][]*node{}
+		racks := map[string]bool{}
+		for _, n := range c.nodes {
+			if n.datanode {
+				c.dataNodes = append(c.dataNodes, n)
+				racks[n.rack] = true
+			}
+		}
+		for r := range racks {
+			for _, n := range c.dataNodes {
+				if n.rack != r {
+					c.offRack[r] = append(c.offRack[r], n)
+				}
+			}
 		}
 	}
+	dns := c.dataNodes
 	if len(dns) == 0 {
 		return nil
 	}
 	first := dns[c.rng.IntN(len(dns))]
 	hosts := []string{first.host}
-	var other []*node
-	for _, n := range dns {
-		if n.rack != first.rack {
-			other = append(other, n)
-		}
-	}
+	other := c.offRack[first.rack]
 	if len(other) == 0 {
 		other = dns
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/rmweb"
 )
@@ -234,7 +235,12 @@ func (c *Cluster) launchMap(a *app, idx int, n *node, locality string) {
 		a.pendingByHost[h] = trimDone(a, a.pendingByHost[h])
 	}
 	a.pendingByRack[n.rack] = trimDone(a, a.pendingByRack[n.rack])
-	a.missed = 0
+	// Delay scheduling's counter (RegularContainerAllocator): a node-local
+	// container resets it; a rack-local one only while
+	// rack-locality-full-reset is true (the default); off-switch never.
+	if locality == "NODE_LOCAL" || (locality == "RACK_LOCAL" && c.confBool("yarn.scheduler.capacity.rack-locality-full-reset", true)) {
+		a.missed = 0
+	}
 	c.startAttempt(a, a.maps[idx], n, locality)
 }
 
@@ -244,6 +250,15 @@ func trimDone(a *app, idxs []int) []int {
 		idxs = idxs[1:]
 	}
 	return idxs
+}
+
+func (c *Cluster) confBool(key string, def bool) bool {
+	if v, ok := c.conf[key]; ok {
+		if b, err := strconv.ParseBool(strings.TrimSpace(v)); err == nil {
+			return b
+		}
+	}
+	return def
 }
 
 func (c *Cluster) confInt(key string, def int) int {

@@ -307,6 +307,19 @@ func (c *Cluster) jobView(a *app) rmweb.Job {
 					}
 				}
 				tv.Attempts = append(tv.Attempts, av)
+				if t.typ == "MAP" {
+					j.Counters["TOTAL_LAUNCHED_MAPS"]++
+					switch at.locality {
+					case "NODE_LOCAL":
+						j.Counters["DATA_LOCAL_MAPS"]++
+					case "RACK_LOCAL":
+						j.Counters["RACK_LOCAL_MAPS"]++
+					default:
+						j.Counters["OTHER_LOCAL_MAPS"]++
+					}
+				} else {
+					j.Counters["TOTAL_LAUNCHED_REDUCES"]++
+				}
 			}
 			j.Tasks = append(j.Tasks, tv)
 		}

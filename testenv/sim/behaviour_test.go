@@ -1,0 +1,253 @@
+package sim
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// small is a three-node cluster: two CPU nodes in the default partition and
+// one GPU node in the `gpu` partition (exclusivity set per test), queues a
+// and b, and the jobs each test adds.
+func small(t *testing.T, exclusive bool, conf string, jobs string) *Cluster {
+	t.Helper()
+	ex := "false"
+	if exclusive {
+		ex = "true"
+	}
+	y := `name: small
+seed: 1
+max_app_priority: 10
+noise_sigma: 0.05
+racks: 1
+labels:
+  - {name: gpu, exclusive: ` + ex + `}
+node_types:
+  - {name: cpu, count: 2, memory_mb: 8192, vcores: 4}
+  - {name: gpu, count: 1, memory_mb: 8192, vcores: 4, gpus: 2, label: gpu}
+classes:
+  - {name: c, map_seconds: 60, shuffle_seconds: 5, reduce_seconds: 5, map_memory_mb: 2048, speed: {gpu: 2.0}}
+conf:
+  yarn.scheduler.capacity.maximum-am-resource-percent: "1.0"
+  yarn.scheduler.capacity.node-locality-delay: "0"
+  yarn.scheduler.capacity.root.queues: a,b
+  yarn.scheduler.capacity.root.accessible-node-labels: "*"
+  yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity: "100"
+  yarn.scheduler.capacity.root.a.accessible-node-labels: gpu
+  yarn.scheduler.capacity.root.a.accessible-node-labels.gpu.capacity: "50"
+  yarn.scheduler.capacity.root.b.accessible-node-labels: gpu
+  yarn.scheduler.capacity.root.b.accessible-node-labels.gpu.capacity: "50"
+` + conf + `jobs:
+` + jobs
+	sc, err := ParseScenario([]byte(y), "small.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCluster(sc, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+const equalQueues = `  yarn.scheduler.capacity.root.a.capacity: "50"
+  yarn.scheduler.capacity.root.a.maximum-capacity: "100"
+  yarn.scheduler.capacity.root.b.capacity: "50"
+  yarn.scheduler.capacity.root.b.maximum-capacity: "100"
+`
+
+// watch steps the cluster in 10 s increments until every job finished,
+// calling f after each step.
+func watch(t *testing.T, c *Cluster, f func()) {
+	t.Helper()
+	deadline := c.Now().Add(24 * time.Hour)
+	for !c.Done() {
+		if c.Now().After(deadline) {
+			t.Fatal("jobs did not finish in 24h of virtual time")
+		}
+		c.Step(10 * time.Second)
+		f()
+	}
+}
+
+func TestDeterminism(t *testing.T) {
+	a := run(t, "lee-gpu", 4, nil)
+	b := run(t, "lee-gpu", 4, nil)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("same seed, different runs:\n%v\n%v", a, b)
+	}
+	c := run(t, "lee-gpu", 5, nil)
+	if reflect.DeepEqual(durations(a), durations(c)) {
+		t.Fatalf("seeds 4 and 5 gave identical job times %v: the seed drives nothing", durations(a))
+	}
+}
+
+func durations(rs []JobResult) []time.Duration {
+	var out []time.Duration
+	for _, r := range rs {
+		out = append(out, r.Duration())
+	}
+	return out
+}
+
+// Exclusive partitions serve only requests that name them; idle
+// non-exclusive ones are lent to default-partition requests (NodeLabel.md).
+func TestPartitionExclusivity(t *testing.T) {
+	const job = "  - {at: 10s, name: j, class: c, queue: a, maps: 60, reduces: 0}\n"
+	for _, exclusive := range []bool{true, false} {
+		c := small(t, exclusive, equalQueues, job)
+		onGPU := 0
+		watch(t, c, func() {
+			for _, m := range c.ContainersByType() {
+				onGPU += m["gpu"]
+			}
+		})
+		if exclusive && onGPU > 0 {
+			t.Errorf("exclusive gpu partition ran %d default-partition containers", onGPU)
+		}
+		if !exclusive && onGPU == 0 {
+			t.Errorf("idle non-exclusive gpu partition was never lent to the default partition")
+		}
+	}
+}
+
+// A lone queue grows past its capacity up to its maximum-capacity, never
+// beyond (elasticity, CapacityScheduler.md).
+func TestElasticityUpToMaximumCapacity(t *testing.T) {
+	conf := `  yarn.scheduler.capacity.root.a.capacity: "25"
+  yarn.scheduler.capacity.root.a.maximum-capacity: "75"
+  yarn.scheduler.capacity.root.b.capacity: "75"
+  yarn.scheduler.capacity.root.b.maximum-capacity: "100"
+`
+	c := small(t, true, conf, "  - {at: 10s, name: j, class: c, queue: a, maps: 200, reduces: 0}\n")
+	total := c.PartitionTotals()[""].MemoryMB
+	peak := int64(0)
+	watch(t, c, func() {
+		if u := c.QueueRuntime("root.a").ByPartition[""].Used.MemoryMB; u > peak {
+			peak = u
+		}
+	})
+	share := float64(peak) / float64(total)
+	if share <= 0.25 {
+		t.Errorf("queue a never grew past its 25%% capacity (peak %.0f%%)", 100*share)
+	}
+	if share > 0.75+1e-9 {
+		t.Errorf("queue a used %.0f%% of the partition, above its 75%% maximum-capacity", 100*share)
+	}
+}
+
+// Within a leaf, a higher-priority app is served first even when it came later.
+func TestPriorityOrdering(t *testing.T) {
+	jobs := `  - {at: 10s, name: low, class: c, queue: a, maps: 80, reduces: 0, priority: 0}
+  - {at: 20s, name: high, class: c, queue: a, maps: 80, reduces: 0, priority: 5}
+`
+	c := small(t, true, equalQueues, jobs)
+	if !c.RunUntilDone(24 * time.Hour) {
+		t.Fatal("did not finish")
+	}
+	got := map[string]JobResult{}
+	for _, r := range c.Results() {
+		got[r.Name] = r
+	}
+	if !got["high"].Finish.Before(got["low"].Finish) {
+		t.Fatalf("priority 5 app finished at %s, after the priority 0 app (%s)", got["high"].Finish, got["low"].Finish)
+	}
+}
+
+// With node-locality-delay, maps wait for a node holding their block; with
+// 0 they take any node at once. Compute-only nodes hold no blocks.
+func TestLocalityDelay(t *testing.T) {
+	share := func(delay string) float64 {
+		sc, err := LoadScenario("hetero-100")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp := *sc
+		cp.Conf = map[string]string{}
+		for k, v := range sc.Conf {
+			cp.Conf[k] = v
+		}
+		cp.Conf["yarn.scheduler.capacity.node-locality-delay"] = delay
+		cp.Generators = nil
+		cp.Jobs = []JobSpec{{At: time.Second, Name: "scan", Class: "sort", Queue: "etl", Maps: 400, Reduces: 1, Repeat: 1, User: "etl"}}
+		c, err := NewCluster(&cp, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.RunUntilDone(24 * time.Hour) {
+			t.Fatal("did not finish")
+		}
+		j, ok := c.Job(c.Results()[0].AppID)
+		if !ok {
+			t.Fatal("no job view")
+		}
+		return float64(j.Counters["DATA_LOCAL_MAPS"]) / float64(j.Counters["TOTAL_LAUNCHED_MAPS"])
+	}
+	withDelay, without := share("40"), share("0")
+	if withDelay < 0.9 {
+		t.Errorf("with node-locality-delay 40 only %.0f%% of maps were node-local", 100*withDelay)
+	}
+	if without >= withDelay {
+		t.Errorf("delay 0 gave %.0f%% node-local maps, not fewer than delay 40's %.0f%%", 100*without, 100*withDelay)
+	}
+}
+
+// A node that is LOST takes its running attempts with it; the tasks run
+// again elsewhere and the job still finishes. The RM reports the state.
+func TestLostNodeAttemptsRerun(t *testing.T) {
+	c := small(t, true, equalQueues, "  - {at: 10s, name: j, class: c, queue: a, maps: 40, reduces: 1}\n")
+	c.Step(2 * time.Minute)
+	am := c.Apps()[0].AMNodeID // losing the AM's node fails the attempt: not this test
+	var victim string
+	for _, n := range c.Nodes() {
+		if n.Used.MemoryMB > 0 && n.ID != am {
+			victim = n.ID
+		}
+	}
+	if victim == "" {
+		t.Fatal("no busy node to lose")
+	}
+	if err := c.SetNodeState(victim, "LOST"); err != nil {
+		t.Fatal(err)
+	}
+	if !c.RunUntilDone(24 * time.Hour) {
+		t.Fatal("job did not finish after losing a node")
+	}
+	states := map[string]string{}
+	for _, n := range c.Nodes() {
+		states[n.ID] = n.State
+	}
+	if states[victim] != "LOST" {
+		t.Fatalf("node %s reported %s, want LOST", victim, states[victim])
+	}
+	r := c.Results()[0]
+	if r.State != "FINISHED" {
+		t.Fatalf("job state %s", r.State)
+	}
+	j, _ := c.Job(r.AppID)
+	failed := 0
+	for _, task := range j.Tasks {
+		for _, at := range task.Attempts {
+			if at.State != "SUCCEEDED" {
+				failed++
+			}
+		}
+	}
+	if failed == 0 {
+		t.Fatal("no attempt was lost with the node")
+	}
+}
+
+func TestScenarioErrorsNameTheLine(t *testing.T) {
+	cases := map[string]string{
+		"name: x\nnode_typez: []\n":                      "line 2",
+		"name: x\nnode_types:\n  - {name: a, count: -1}": "count",
+	}
+	for y, want := range cases {
+		_, err := ParseScenario([]byte(y), "bad.yaml")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseScenario(%q) = %v, want an error mentioning %q", y, err, want)
+		}
+	}
+}
