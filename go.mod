@@ -36,4 +36,5 @@ require (
 	golang.org/x/crypto v0.57.0 // indirect
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
+	gonum.org/v1/gonum v0.17.0 // indirect
 )

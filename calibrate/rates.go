@@ -76,6 +76,13 @@ func SamplesFromApp(a cluster.App, class string, types map[string]string) []Samp
 			s.Shuffle = at.ShuffleElapsed
 			s.Elapsed = at.MergeElapsed + at.ReduceElapsed
 			s.FirstWave = at.StartTime.Before(lastMap)
+			if s.FirstWave {
+				// A first-wave reduce starts during the map phase (slow
+				// start); its shuffle counts only the part after the last
+				// map (ARIA's first shuffle, digest 001 §1.2), else the
+				// model would wait for the maps twice.
+				s.Shuffle = max(at.StartTime.Add(at.ShuffleElapsed).Sub(lastMap), 0)
+			}
 		}
 		out = append(out, s)
 	}

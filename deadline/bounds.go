@@ -40,6 +40,8 @@ func ProfileFromAttempts(atts []cluster.Attempt) Profile {
 		}
 		shuffle := a.ShuffleElapsed.Seconds()
 		if a.StartTime.Before(lastMap) {
+			// First wave: only the shuffle after the map phase (ARIA).
+			shuffle = math.Max(0, a.StartTime.Add(a.ShuffleElapsed).Sub(lastMap).Seconds())
 			sh1 = append(sh1, shuffle)
 		} else {
 			sh = append(sh, shuffle)

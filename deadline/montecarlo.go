@@ -16,9 +16,13 @@ type PhaseModel struct {
 	HasReduce                       bool
 }
 
-// Work is what remains of a job.
+// Work is what remains of a job: maps not yet started, reduces not yet
+// finished, and the maps running now as the fraction of each still to do
+// (1 − the task's progress, from the AM) — online profiling in the manner
+// of STEAMEngine: a running map costs its residual, not a whole map.
 type Work struct {
 	Maps, Reduces int
+	MapResidual   []float64
 }
 
 // Distribution is a sorted sample of completion times (seconds from now).
@@ -77,6 +81,9 @@ func Simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed u
 	for k := 0; k < n; k++ {
 		for j := range W {
 			W[j] = draw(r, m.Arrival)
+			if j < len(w.MapResidual) {
+				W[j] = w.MapResidual[j] * draw(r, m.Map) / speed(j)
+			}
 		}
 		free := newFreeAt(W)
 		for i := 0; i < w.Maps; i++ {

@@ -1,6 +1,7 @@
 package deadline
 
 import (
+	"math"
 	"sort"
 	"time"
 
@@ -89,7 +90,13 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 		model, hasModel := models[class]
 		switch {
 		case hasModel && a.Job != nil:
-			w := Work{Maps: a.Job.MapsTotal - a.Job.MapsCompleted, Reduces: a.Job.ReducesTotal - a.Job.ReducesCompleted}
+			w := Work{Maps: a.Job.MapsTotal - a.Job.MapsCompleted - len(a.Job.RunningMaps), Reduces: a.Job.ReducesTotal - a.Job.ReducesCompleted}
+			if w.Maps < 0 {
+				w.Maps = 0
+			}
+			for _, p := range a.Job.RunningMaps {
+				w.MapResidual = append(w.MapResidual, math.Max(0, 1-p))
+			}
 			seed := o.Seed ^ hash(a.ID)
 			d := Simulate(model, w, jr.Held, nil, o.Samples, seed)
 			jr.Method = "monte-carlo"

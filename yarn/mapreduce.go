@@ -26,9 +26,10 @@ type jobJSON struct {
 }
 
 type taskJSON struct {
-	ID    string `json:"id"`
-	State string `json:"state"`
-	Type  string `json:"type"`
+	ID       string  `json:"id"`
+	State    string  `json:"state"`
+	Type     string  `json:"type"`
+	Progress float64 `json:"progress"`
 }
 
 type attemptJSON struct {
@@ -89,6 +90,24 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 		return nil, fmt.Errorf("GET %s/jobs: no job", b.root)
 	}
 	j := body.Jobs.Job[0].job()
+	// Running maps' progress, for the remaining-time prediction.
+	var tasks struct {
+		Tasks *struct {
+			Task []taskJSON `json:"task"`
+		} `json:"tasks"`
+	}
+	q := url.Values{}
+	q.Set("type", "m")
+	if err := c.getJSON(ctx, b.root+"/jobs/"+j.ID+"/tasks", q, &tasks); err != nil {
+		return nil, err
+	}
+	if tasks.Tasks != nil {
+		for _, t := range tasks.Tasks.Task {
+			if t.State == "RUNNING" && t.Type == "MAP" {
+				j.RunningMaps = append(j.RunningMaps, t.Progress/100)
+			}
+		}
+	}
 	return &j, nil
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -305,6 +306,7 @@ func (c *Cluster) jobView(a *app) rmweb.Job {
 					if d := at.ev; d != nil && d.at.After(at.start) {
 						av.Progress = 100 * float64(c.now.Sub(at.start)) / float64(d.at.Sub(at.start))
 					}
+					tv.Progress = math.Max(tv.Progress, av.Progress)
 				}
 				tv.Attempts = append(tv.Attempts, av)
 				if t.typ == "MAP" {

@@ -203,6 +203,9 @@ type Job struct {
 	// mapreduce.map.cpu.vcores, mapreduce.map.resource.yarn.io/gpu).
 	ContainerSize Resource  `json:"containerSize"`
 	Attempts      []Attempt `json:"attempts,omitempty"`
+	// RunningMaps is the progress (0..1) of each running map, from the
+	// AM's tasks (running jobs only).
+	RunningMaps []float64 `json:"runningMaps,omitempty"`
 }
 
 // TaskType is MAP or REDUCE.
