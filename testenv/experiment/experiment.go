@@ -88,6 +88,12 @@ type SidecarOptions struct {
 	MCSamples int
 	// OnCycle sees each cycle (demo, reports).
 	OnCycle func(sidecar.CycleReport)
+	// WarmupSteered makes the warm-up day a steered run too (its
+	// calibration shares measured the GPU nodes), so today starts from the
+	// history a sidecar in service for a day would have.
+	WarmupSteered bool
+	// history is the store path shared by a steered warm-up and today.
+	history string
 }
 
 // RunSidecar runs the scenario with the sidecar steering it in lock-step:
@@ -116,9 +122,27 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		cfg, _ = sidecar.ParseConfig(nil)
 		cfg.Mode = sidecar.ModeApply
 	}
-	store, err := calibrate.Open(filepath.Join(dir, fmt.Sprintf("history-%s-%d.db", scenario, seed)))
+	historyPath := o.history
+	if historyPath == "" {
+		historyPath = filepath.Join(dir, fmt.Sprintf("history-%s-%d.db", scenario, seed))
+	}
+	if o.WarmupSteered && o.WarmupSeed != 0 {
+		w := o
+		w.WarmupSeed, w.WarmupSteered, w.OnCycle, w.Dir, w.history = 0, false, nil, dir, historyPath
+		if _, err := RunSidecar(scenario, o.WarmupSeed, w); err != nil {
+			return Result{}, fmt.Errorf("steered warm-up: %w", err)
+		}
+		o.WarmupSeed = 0
+		defer func() { _ = os.Remove(historyPath) }()
+	}
+	store, err := calibrate.Open(historyPath)
 	if err != nil {
 		return Result{}, err
+	}
+	if o.history == "" {
+		if err := store.SetCursor(time.Time{}); err != nil { // today's jobs are new
+			return Result{}, err
+		}
 	}
 	defer store.Close()
 	ctx := context.Background()
