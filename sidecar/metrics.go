@@ -35,9 +35,9 @@ func NewMetrics(reg prometheus.Registerer, board *StatusBoard) (*Metrics, error)
 			Help: "Failed reads of the cluster state, by endpoint group."}, []string{"endpoint"}),
 		cycles: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "cycles_total", Help: "Control cycles run."}),
 
-		sumPS:        prometheus.NewDesc(ns+"_progress_share_sum", "Sum of the progress shares of running jobs (Lee eq. 4.1); below 1 means a better assignment exists.", nil, nil),
+		sumPS:        prometheus.NewDesc(ns+"_progress_share_all_jobs", "Sum of the progress shares of running jobs (Lee eq. 4.1); below 1 means a better assignment exists.", nil, nil),
 		minPS:        prometheus.NewDesc(ns+"_progress_share_min", "Smallest progress share of any running job.", nil, nil),
-		boundPS:      prometheus.NewDesc(ns+"_progress_share_sum_bound", "Upper bound of the progress-share sum for the current jobs (each slot to the job of highest normalised rate).", nil, nil),
+		boundPS:      prometheus.NewDesc(ns+"_progress_share_bound", "Upper bound of the progress-share sum for the current jobs (each slot to the job of highest normalised rate).", nil, nil),
 		jobPS:        prometheus.NewDesc(ns+"_queue_progress_share", "Sum of the progress shares of a queue's running jobs, by job class.", []string{"queue", "class"}, nil),
 		rate:         prometheus.NewDesc(ns+"_computing_rate_ratio", "Computing rate of a node type for a job class, relative to the class's reference type (known cells only).", []string{"class", "node_type"}, nil),
 		rateSamples:  prometheus.NewDesc(ns+"_computing_rate_samples", "Task attempts behind a computing-rate cell (unknown cells included).", []string{"class", "node_type"}, nil),

@@ -17,6 +17,8 @@ type YARN struct {
 	Client *yarn.Client
 	// Jobs also reads running jobs' progress from their AMs.
 	Jobs bool
+	// RMClock stamps snapshots with the RM's clock instead of now.
+	RMClock bool
 }
 
 var (
@@ -33,6 +35,9 @@ func mapNotMutable(err error) error {
 
 // Observe reads a snapshot stamped now.
 func (y YARN) Observe(ctx context.Context, now time.Time) (cluster.Snapshot, error) {
+	if y.RMClock {
+		now = time.Time{}
+	}
 	return y.Client.Observe(ctx, yarn.ObserveOptions{Now: now, Jobs: y.Jobs})
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -42,6 +43,19 @@ type Client struct {
 	rc     *resty.Client
 	mu     sync.Mutex
 	active int // index of the RM that last answered
+	// serverTime is the Date header of the last response (unix seconds):
+	// the cluster's clock, which app and task times are relative to.
+	serverTime atomic.Int64
+}
+
+// ServerTime is the cluster's clock as of the last response (its HTTP Date
+// header, to the second); false before any response carried one.
+func (c *Client) ServerTime() (time.Time, bool) {
+	s := c.serverTime.Load()
+	if s == 0 {
+		return time.Time{}, false
+	}
+	return time.Unix(s, 0).UTC(), true
 }
 
 // New builds a client; it does not contact the cluster.
@@ -148,6 +162,9 @@ func (c *Client) do(ctx context.Context, method, u string, query url.Values, bod
 	resp, err := req.Execute(method, u)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", method, u, err)
+	}
+	if d, err := http.ParseTime(resp.Header().Get("Date")); err == nil {
+		c.serverTime.Store(d.Unix())
 	}
 	raw := resp.RawBody()
 	defer raw.Close()

@@ -13,7 +13,10 @@ import (
 
 // ObserveOptions tune one observation.
 type ObserveOptions struct {
-	// Now stamps the snapshot (decision code never reads the clock).
+	// Now stamps the snapshot (decision code never reads the clock). Zero:
+	// the RM's clock (its Date header), so app and task times — stamped by
+	// the cluster — compare with the snapshot even when the sidecar's host
+	// clock is skewed.
 	Now time.Time
 	// Jobs also reads each running MapReduce app's job progress from its AM.
 	Jobs bool
@@ -47,6 +50,13 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		return snap, fmt.Errorf("observe %s: %w", c.ActiveRM(), err)
 	}
 	snap.RM = c.ActiveRM()
+	if snap.Time.IsZero() {
+		if t, ok := c.ServerTime(); ok {
+			snap.Time = t
+		} else {
+			snap.Time = time.Now().UTC()
+		}
+	}
 	if labelErr != nil {
 		snap.Errors = append(snap.Errors, cluster.LoadError{What: "node labels", Endpoint: "/ws/v1/cluster/get-node-labels", Err: labelErr.Error()})
 	}

@@ -102,7 +102,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	if err != nil {
 		return nil, err
 	}
-	api := sidecar.YARN{Client: client, Jobs: true}
+	api := sidecar.YARN{Client: client, Jobs: true, RMClock: true}
 	classifier := classifierFrom(cfg)
 	key := calibrate.ClassKey(cfg.JobClass.By)
 	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key,

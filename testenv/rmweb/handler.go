@@ -38,7 +38,12 @@ func New(s State, o Options) http.Handler {
 		remoteError(w, http.StatusNotFound, "NotFoundException", "org.apache.hadoop.yarn.webapp.NotFoundException",
 			"java.lang.Exception: no resource at "+r.URL.Path)
 	})
-	return mux
+	// The RM's clock is the mini cluster's virtual clock: every answer's
+	// Date header says so, as a real RM's says its wall clock.
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Date", s.Now().UTC().Format(http.TimeFormat))
+		mux.ServeHTTP(w, r)
+	})
 }
 
 type handler struct {
