@@ -122,6 +122,18 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		cfg, _ = sidecar.ParseConfig(nil)
 		cfg.Mode = sidecar.ModeApply
 	}
+	sc, err := sim.LoadScenario(scenario)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(cfg.NodeTypes) == 0 {
+		// What the admin writes in node_types: one rule per hardware
+		// generation by host name (cpu-old and cpu-new nodes have identical
+		// resources, so the default grouping could not tell them apart).
+		c := *cfg
+		c.NodeTypes = NodeTypeRules(sc)
+		cfg = &c
+	}
 	historyPath := o.history
 	if historyPath == "" {
 		historyPath = filepath.Join(dir, fmt.Sprintf("history-%s-%d.db", scenario, seed))
@@ -152,13 +164,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	learnerFor := func(client *yarn.Client) *sidecar.HistoryLearner {
 		return &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
-			Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns}, RecomputeEvery: cfg.Calibrate.RecomputeEvery}
+			Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: referenceOf(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery}
 	}
 
-	sc, err := sim.LoadScenario(scenario)
-	if err != nil {
-		return Result{}, err
-	}
 	if o.WarmupSeed != 0 {
 		w, err := sim.NewCluster(sc, o.WarmupSeed)
 		if err != nil {
@@ -247,4 +255,22 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	res.Status = board.Get()
 	res.PS = res.Status.History
 	return res, nil
+}
+
+// NodeTypeRules are the node_types rules an admin would write for a
+// scenario: one per node type, by host name (the mini cluster names hosts
+// <type>-NNNN.sim).
+func NodeTypeRules(sc *sim.Scenario) []sidecar.NodeTypeRule {
+	var out []sidecar.NodeTypeRule
+	for _, nt := range sc.NodeTypes {
+		out = append(out, sidecar.NodeTypeRule{Name: nt.Name, HostPattern: nt.Name + "-*"})
+	}
+	return out
+}
+
+func referenceOf(cfg *sidecar.Config) map[string]string {
+	if cfg.Calibrate.ReferenceType == "" {
+		return nil
+	}
+	return map[string]string{"*": cfg.Calibrate.ReferenceType}
 }
