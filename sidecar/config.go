@@ -34,6 +34,10 @@ type Config struct {
 	User          string        `yaml:"user"`
 	HadoopConfDir string        `yaml:"hadoop_conf_dir"`
 	Timeout       time.Duration `yaml:"timeout"`
+	// CAFile verifies HTTPS endpoints (yarn.http.policy=HTTPS_ONLY).
+	CAFile string `yaml:"ca_file"`
+	// Kerberos, when set, authenticates with SPNEGO.
+	Kerberos *KerberosConfig `yaml:"kerberos"`
 
 	// Interval between control cycles in `run`.
 	Interval time.Duration `yaml:"interval"`
@@ -55,6 +59,15 @@ type Config struct {
 	Safety    SafetyConfig    `yaml:"safety"`
 	Deadlines DeadlineConfig  `yaml:"deadlines"`
 	Schedule  ScheduleConfig  `yaml:"schedule"`
+}
+
+// KerberosConfig is SPNEGO to Kerberized web endpoints: a keytab and
+// principal, or a ticket cache (kinit).
+type KerberosConfig struct {
+	Principal string `yaml:"principal"`
+	Keytab    string `yaml:"keytab"`
+	CCache    string `yaml:"ccache"`
+	Krb5Conf  string `yaml:"krb5_conf"`
 }
 
 // QueueConfig is one steered leaf queue.
@@ -223,6 +236,9 @@ func (c *Config) Validate() error {
 		if qc.Weight < 0 {
 			add("queues."+q+".weight", "must not be negative, got %g", qc.Weight)
 		}
+	}
+	if k := c.Kerberos; k != nil && k.Keytab != "" && !strings.Contains(k.Principal, "@") {
+		add("kerberos.principal", "must be name[/host]@REALM when a keytab is given")
 	}
 	for i, r := range c.NodeTypes {
 		if r.Name == "" {

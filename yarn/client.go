@@ -30,11 +30,14 @@ type Config struct {
 	Timeout time.Duration
 	// MaxResponseBytes caps a response body (default 256 MiB).
 	MaxResponseBytes int64
-	// Retries for idempotent GETs (default 2), with backoff.
+	// Retries for idempotent GETs (default 2; negative: none), with backoff.
 	Retries int
 	Logger  hclog.Logger
-	// HTTPClient overrides the transport (tests, TLS with a CA file).
+	// HTTPClient overrides the transport (tests).
 	HTTPClient *http.Client
+	// TLS and Kerberos: HTTPS with a CA bundle, SPNEGO (nil: simple auth).
+	TLS      TLS
+	Kerberos *Kerberos
 }
 
 // Client talks to one YARN cluster.
@@ -76,18 +79,32 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxResponseBytes == 0 {
 		cfg.MaxResponseBytes = 256 << 20
 	}
-	if cfg.Retries == 0 {
+	switch {
+	case cfg.Retries == 0:
 		cfg.Retries = 2
+	case cfg.Retries < 0: // no retries: one attempt
+		cfg.Retries = 0
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		var err error
+		if hc, err = HTTPClientFor(cfg.TLS); err != nil {
+			return nil, err
+		}
 	}
 	rc := resty.NewWithClient(hc).SetTimeout(cfg.Timeout).SetDoNotParseResponse(true).
 		SetHeader("Accept", "application/json").SetRedirectPolicy(resty.FlexibleRedirectPolicy(5))
+	if cfg.Kerberos != nil {
+		kc, err := kerberosClient(*cfg.Kerberos)
+		if err != nil {
+			return nil, err
+		}
+		hook := spnegoHook(kc)
+		rc.SetPreRequestHook(func(_ *resty.Client, r *http.Request) error { return hook(r) })
+	}
 	if cfg.User != "" {
 		rc.SetQueryParam("user.name", cfg.User)
 	}
