@@ -96,7 +96,7 @@ func demoScenario(w io.Writer, name string, seed int64, dir string) error {
 	if firstApplied != nil && firstApplied.Plan != nil {
 		fmt.Fprintf(w, "\nFirst plan applied (cycle %d), with its reasons:\n", firstApplied.Cycle)
 		for _, c := range firstApplied.Plan.Changes {
-			fmt.Fprintf(w, "  %s %s: %s → %s\n", c.Queue, c.Property, orDash(c.From), orDash(c.To))
+			fmt.Fprintf(w, "  %s: %s → %s\n", strings.TrimSpace(c.Queue+" "+c.Property), orDash(c.From), orDash(c.To))
 		}
 		for _, r := range firstApplied.Plan.Reasons {
 			fmt.Fprintf(w, "  why: %s\n", r)
