@@ -23,13 +23,17 @@ func (h *handler) toAppInfo(a App, r *http.Request) appInfo {
 	if !a.FinishedTime.IsZero() {
 		ui = "History"
 	}
-	return appInfo{ID: a.ID, User: a.User, Name: a.Name, Queue: strings.TrimPrefix(a.Queue, "root."), State: a.State, FinalStatus: a.FinalStatus,
+	info := appInfo{ID: a.ID, User: a.User, Name: a.Name, Queue: strings.TrimPrefix(a.Queue, "root."), State: a.State, FinalStatus: a.FinalStatus,
 		Progress: a.Progress, TrackingUI: ui, TrackingURL: tracking, ClusterID: h.o.ClusterTimestamp, ApplicationType: a.ApplicationType,
 		ApplicationTags: strings.Join(a.Tags, ","), Priority: a.Priority, StartedTime: ms(a.StartedTime), LaunchTime: ms(a.LaunchTime),
 		FinishedTime: ms(a.FinishedTime), ElapsedTime: elapsed, AMHostHTTPAddress: a.AMHostHTTPAddress, MasterNodeID: a.AMNodeID,
 		AllocatedMB: a.Allocated.MemoryMB, AllocatedVCores: a.Allocated.VCores, RunningContainers: a.RunningContainers,
 		ResourceSecondsMap:   map[string]any{"entry": map[string]any{"key": "memory-mb", "value": "0"}},
 		LogAggregationStatus: "DISABLED", AppNodeLabelExpression: a.NodeLabelExpression}
+	if a.AMHostHTTPAddress != "" && a.AMContainerID != "" {
+		info.AMContainerLogs = "http://" + a.AMHostHTTPAddress + "/node/containerlogs/" + a.AMContainerID + "/" + a.User
+	}
+	return info
 }
 
 // apps serves /ws/v1/cluster/apps with the states, state, queue, user,
@@ -40,6 +44,11 @@ func (h *handler) apps(w http.ResponseWriter, r *http.Request) {
 	for _, v := range append(q["states"], q["state"]...) {
 		for _, s := range strings.Split(v, ",") {
 			if s = strings.TrimSpace(strings.ToUpper(s)); s != "" {
+				if !validAppStates[s] {
+					// RMWebServices.getApps → WebServices.parseQueries.
+					badRequest(w, "Invalid application-state "+s+" specified. It should be one of NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING, FINISHED, FAILED, KILLED")
+					return
+				}
 				states[s] = true
 			}
 		}
@@ -195,3 +204,6 @@ func (h *handler) appQueue(w http.ResponseWriter, r *http.Request, a App) {
 	}
 	writeJSON(w, map[string]any{"queue": body.Queue})
 }
+
+var validAppStates = map[string]bool{"NEW": true, "NEW_SAVING": true, "SUBMITTED": true, "ACCEPTED": true,
+	"RUNNING": true, "FINISHED": true, "FAILED": true, "KILLED": true}
