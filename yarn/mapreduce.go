@@ -2,7 +2,9 @@ package yarn
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -84,6 +86,12 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 		} `json:"jobs"`
 	}
 	if err := c.getJSON(ctx, b.root+"/jobs", nil, &body); err != nil {
+		var re *RemoteError
+		if errors.As(err, &re) && re.Status == http.StatusNotFound && c.cfg.JHSAddress != "" {
+			// The app finished between the apps listing and this call: its
+			// AM is gone and the proxy answers 404; JobHistory has the job.
+			return c.historyJob(ctx, app)
+		}
 		return nil, err
 	}
 	if body.Jobs == nil || len(body.Jobs.Job) == 0 {
@@ -114,6 +122,26 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 func (j jobJSON) job() cluster.Job {
 	return cluster.Job{ID: j.ID, Name: j.Name, State: j.State, StartTime: msTime(j.StartTime), FinishTime: msTime(j.FinishTime),
 		MapsTotal: j.MapsTotal, MapsCompleted: j.MapsCompleted, ReducesTotal: j.ReducesTotal, ReducesCompleted: j.ReducesCompleted}
+}
+
+// historyJob reads an app's job from JobHistory (no running maps).
+func (c *Client) historyJob(ctx context.Context, app cluster.App) (*cluster.Job, error) {
+	b, err := c.jhsBase()
+	if err != nil {
+		return nil, err
+	}
+	id := "job_" + strings.TrimPrefix(app.ID, "application_")
+	var body struct {
+		Job *jobJSON `json:"job"`
+	}
+	if err := c.getJSON(ctx, b.root+"/jobs/"+id, nil, &body); err != nil {
+		return nil, fmt.Errorf("AM of %s gone (404) and JobHistory: %w", app.ID, err)
+	}
+	if body.Job == nil {
+		return nil, fmt.Errorf("GET %s/jobs/%s: no job", b.root, id)
+	}
+	j := body.Job.job()
+	return &j, nil
 }
 
 // FinishedJobs reads jobs that finished since `since` from JobHistory, with
