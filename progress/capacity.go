@@ -1,6 +1,7 @@
 package progress
 
 import (
+	"container/heap"
 	"fmt"
 	"math"
 	"sort"
@@ -110,7 +111,10 @@ func Plan(in PlanInput) CapacityPlan {
 		}
 	}
 	best, bestScore := evaluate(in, qs, homes)
-	for iter := 0; iter < 2*len(qs)+2; iter++ {
+	if len(qs) > bestImprovementQueues {
+		best = firstImprovement(in, qs, homes, bestScore)
+	}
+	for iter := 0; iter < 2*len(qs)+2 && len(qs) <= bestImprovementQueues; iter++ {
 		var moveQ, moveP string
 		improved := false
 		for _, q := range qs {
@@ -119,6 +123,12 @@ func Plan(in PlanInput) CapacityPlan {
 			}
 			for _, p := range in.Partitions {
 				if p.Name == homes[q.Path] || !canUse(q.Accessible, p.Name) || p.total() == 0 {
+					continue
+				}
+				// Only a move to where the queue's jobs run faster, or back
+				// to the default partition, can raise the score; skipping
+				// the rest keeps the search near-linear in queues.
+				if p.Name != "" && q.rate[p.Name] <= q.rate[homes[q.Path]]*1.05 {
 					continue
 				}
 				old := homes[q.Path]
@@ -210,6 +220,43 @@ func unknownIn(in PlanInput, q *queueModel, p PartitionSlots) bool {
 	return missing && knownElsewhere
 }
 
+// bestImprovementQueues: up to this many queues the local search takes
+// the best move each round (O(Q²·P) evaluations); beyond, it takes each
+// improving move as found, in up to three passes (O(Q·P) per pass), so a
+// 200-queue plan takes well under a second.
+const bestImprovementQueues = 24
+
+func firstImprovement(in PlanInput, qs []*queueModel, homes map[string]string, bestScore float64) CapacityPlan {
+	for pass := 0; pass < 3; pass++ {
+		improved := false
+		for _, q := range qs {
+			if q.Pinned || q.Demand == 0 {
+				continue
+			}
+			for _, p := range in.Partitions {
+				if p.Name == homes[q.Path] || !canUse(q.Accessible, p.Name) || p.total() == 0 {
+					continue
+				}
+				if p.Name != "" && q.rate[p.Name] <= q.rate[homes[q.Path]]*1.05 {
+					continue
+				}
+				old := homes[q.Path]
+				homes[q.Path] = p.Name
+				if _, sc := evaluate(in, qs, homes); sc > bestScore+1e-9 {
+					bestScore, improved = sc, true
+				} else {
+					homes[q.Path] = old
+				}
+			}
+		}
+		if !improved {
+			break
+		}
+	}
+	best, _ := evaluate(in, qs, homes)
+	return best
+}
+
 func canUse(acc []string, p string) bool {
 	if p == "" {
 		return true
@@ -282,44 +329,41 @@ func evaluate(in PlanInput, qs []*queueModel, homes map[string]string) (Capacity
 	for _, q := range qs {
 		x[q.Path], guaranteed[q.Path] = map[string]float64{}, map[string]float64{}
 	}
+	// Running sums per queue (containers held, Σ containers × rate), so a
+	// water-filling step costs O(log queues), not a walk over the maps.
+	heldSum := map[string]float64{}
+	psNum := map[string]float64{}
 	ps := func(q *queueModel) float64 {
 		if q.denom == 0 {
 			return 0
 		}
-		s := 0.0
-		for p, n := range x[q.Path] {
-			s += n * q.rate[p]
-		}
-		return s / q.denom
+		return psNum[q.Path] / q.denom
 	}
-	held := func(q *queueModel) float64 {
-		s := 0.0
-		for _, n := range x[q.Path] {
-			s += n
-		}
-		return s
-	}
+	held := func(q *queueModel) float64 { return heldSum[q.Path] }
 	fill := func(p PartitionSlots, members []*queueModel, slots float64, borrowed bool) float64 {
 		chunk := math.Max(1, slots/256)
-		for slots >= 1e-9 {
-			var pick *queueModel
-			for _, q := range members {
-				if held(q) >= float64(q.Demand)-1e-9 {
-					continue
-				}
-				if pick == nil || ps(q)/math.Max(q.Weight, 1e-9) < ps(pick)/math.Max(pick.Weight, 1e-9) {
-					pick = q
-				}
+		h := &psHeap{ps: ps}
+		for _, q := range members {
+			if held(q) < float64(q.Demand)-1e-9 {
+				h.qs = append(h.qs, q)
 			}
-			if pick == nil {
-				break
-			}
+		}
+		heap.Init(h)
+		for slots >= 1e-9 && h.Len() > 0 {
+			pick := h.qs[0] // lowest PS per weight still wanting containers
 			give := math.Min(math.Min(chunk, slots), float64(pick.Demand)-held(pick))
 			x[pick.Path][p.Name] += give
+			heldSum[pick.Path] += give
+			psNum[pick.Path] += give * pick.rate[p.Name]
 			if !borrowed {
 				guaranteed[pick.Path][p.Name] += give
 			}
 			slots -= give
+			if held(pick) >= float64(pick.Demand)-1e-9 {
+				heap.Pop(h)
+			} else {
+				heap.Fix(h, 0)
+			}
 		}
 		return slots
 	}
@@ -411,13 +455,15 @@ func evaluate(in PlanInput, qs []*queueModel, homes map[string]string) (Capacity
 			}
 			spare = total
 		}
+		ownerWeight := make(map[string]float64, len(owners))
+		for _, o := range owners {
+			ownerWeight[o.Path] = math.Max(o.Weight, 1e-6)
+		}
 		for i := range plan.Queues {
 			qp := &plan.Queues[i]
 			pct := 100 * guaranteed[qp.Path][p.Name] / total
-			for _, o := range owners {
-				if o.Path == qp.Path {
-					pct += 100 * spare / total * math.Max(o.Weight, 1e-6) / wsum
-				}
+			if w, ok := ownerWeight[qp.Path]; ok {
+				pct += 100 * spare / total * w / wsum
 			}
 			if pct > 0 || canUse(accessibleOf(qs, qp.Path), p.Name) {
 				qp.Capacity[p.Name] = pct
@@ -506,4 +552,28 @@ func sortedKeys(m map[string]float64) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// psHeap orders queues by PS per unit of weight, lowest first (ties by
+// path, for deterministic plans).
+type psHeap struct {
+	qs []*queueModel
+	ps func(*queueModel) float64
+}
+
+func (h *psHeap) Len() int { return len(h.qs) }
+func (h *psHeap) Less(i, j int) bool {
+	a := h.ps(h.qs[i]) / math.Max(h.qs[i].Weight, 1e-9)
+	b := h.ps(h.qs[j]) / math.Max(h.qs[j].Weight, 1e-9)
+	if a != b {
+		return a < b
+	}
+	return h.qs[i].Path < h.qs[j].Path
+}
+func (h *psHeap) Swap(i, j int) { h.qs[i], h.qs[j] = h.qs[j], h.qs[i] }
+func (h *psHeap) Push(x any)    { h.qs = append(h.qs, x.(*queueModel)) }
+func (h *psHeap) Pop() any {
+	q := h.qs[len(h.qs)-1]
+	h.qs = h.qs[:len(h.qs)-1]
+	return q
 }
