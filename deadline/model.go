@@ -9,6 +9,9 @@ type Samples struct {
 	// Jobs are (input maps, duration seconds) of whole runs, for the
 	// input-size regression.
 	Jobs [][2]float64
+	// MapsByJob are map durations grouped by run, for the between-run
+	// spread (PhaseModel.JobSigma).
+	MapsByJob [][]float64
 }
 
 // Model fits each phase by eq. 5.1; a phase without samples borrows the
@@ -28,6 +31,7 @@ func (s Samples) Model() (PhaseModel, bool) {
 	if m.Shuffle1 == (LogNormal{}) {
 		m.Shuffle1 = m.Shuffle2
 	}
+	m.JobSigma = jobSigma(s.MapsByJob)
 	return m, true
 }
 
@@ -62,4 +66,33 @@ func (s Samples) SizeRegression() (a, b float64, ok bool) {
 	}
 	b = (n*sxy - sx*sy) / den
 	return (sy - b*sx) / n, b, true
+}
+
+// jobSigma is the standard deviation, across runs with at least 5 maps, of
+// the mean log map duration; 0 with fewer than 3 such runs.
+func jobSigma(byJob [][]float64) float64 {
+	var means []float64
+	for _, d := range byJob {
+		if len(d) < 5 {
+			continue
+		}
+		s := 0.0
+		for _, v := range d {
+			s += math.Log(math.Max(v, 1e-3))
+		}
+		means = append(means, s/float64(len(d)))
+	}
+	if len(means) < 3 {
+		return 0
+	}
+	mu := 0.0
+	for _, v := range means {
+		mu += v
+	}
+	mu /= float64(len(means))
+	ss := 0.0
+	for _, v := range means {
+		ss += (v - mu) * (v - mu)
+	}
+	return math.Sqrt(ss / float64(len(means)-1))
 }

@@ -14,6 +14,12 @@ type PhaseModel struct {
 	Map, Shuffle1, Shuffle2, Reduce LogNormal
 	Arrival                         LogNormal // zero: containers are there at once
 	HasReduce                       bool
+	// JobSigma is the spread between runs of the class (σ of the log of a
+	// run's mean map time around the class's): runs differ in where their
+	// containers land and what else runs, not only task by task. Each
+	// Monte-Carlo run draws one factor exp(JobSigma·N(0,1)) for all its
+	// tasks, so P(meet) carries that uncertainty too.
+	JobSigma float64
 }
 
 // Work is what remains of a job: maps not yet started, reduces not yet
@@ -69,7 +75,7 @@ func Simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed u
 	r := rand.New(rand.NewPCG(seed, seed^0x5DEECE66D))
 	out := make([]float64, n)
 	W := make([]float64, workers)
-	speed := func(j int) float64 {
+	baseSpeed := func(j int) float64 {
 		if len(speeds) == 0 {
 			return 1
 		}
@@ -79,6 +85,11 @@ func Simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed u
 		return 1
 	}
 	for k := 0; k < n; k++ {
+		jobFactor := 1.0
+		if m.JobSigma > 0 {
+			jobFactor = math.Exp(m.JobSigma * r.NormFloat64())
+		}
+		speed := func(j int) float64 { return baseSpeed(j) / jobFactor }
 		for j := range W {
 			W[j] = draw(r, m.Arrival)
 			if j < len(w.MapResidual) {

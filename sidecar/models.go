@@ -33,8 +33,20 @@ func ModelsFromSamples(all []calibrate.Sample) map[string]deadline.PhaseModel {
 			jobs[s.Class][s.JobID] = [2]float64{float64(s.JobMaps), s.JobElapsed.Seconds()}
 		}
 	}
+	mapsByJob := map[string]map[string][]float64{}
+	for _, s := range all {
+		if s.IsMap() {
+			if mapsByJob[s.Class] == nil {
+				mapsByJob[s.Class] = map[string][]float64{}
+			}
+			mapsByJob[s.Class][s.JobID] = append(mapsByJob[s.Class][s.JobID], s.Elapsed.Seconds())
+		}
+	}
 	out := map[string]deadline.PhaseModel{}
 	for class, ds := range by {
+		for _, d := range mapsByJob[class] {
+			ds.MapsByJob = append(ds.MapsByJob, d)
+		}
 		for _, j := range jobs[class] {
 			ds.Jobs = append(ds.Jobs, j)
 		}
