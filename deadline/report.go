@@ -98,7 +98,13 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 				w.MapResidual = append(w.MapResidual, math.Max(0, 1-p))
 			}
 			seed := o.Seed ^ hash(a.ID)
-			d := Simulate(model, w, jr.Held, nil, o.Samples, seed)
+			// Reduces launched at slow-start hold containers the maps
+			// cannot use: they are not map workers.
+			workers := jr.Held - a.Job.ReducesRunning
+			if workers < 1 {
+				workers = 1
+			}
+			d := Simulate(model, w, workers, nil, o.Samples, seed)
 			jr.Method = "monte-carlo"
 			jr.P50 = snap.Time.Add(secs(d.Quantile(0.5)))
 			jr.P90 = snap.Time.Add(secs(d.Quantile(0.9)))

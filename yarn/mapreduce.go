@@ -25,6 +25,7 @@ type jobJSON struct {
 	MapsCompleted    int    `json:"mapsCompleted"`
 	ReducesTotal     int    `json:"reducesTotal"`
 	ReducesCompleted int    `json:"reducesCompleted"`
+	ReducesRunning   int    `json:"reducesRunning"` // AM only
 }
 
 type taskJSON struct {
@@ -121,7 +122,8 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 
 func (j jobJSON) job() cluster.Job {
 	return cluster.Job{ID: j.ID, Name: j.Name, State: j.State, StartTime: msTime(j.StartTime), FinishTime: msTime(j.FinishTime),
-		MapsTotal: j.MapsTotal, MapsCompleted: j.MapsCompleted, ReducesTotal: j.ReducesTotal, ReducesCompleted: j.ReducesCompleted}
+		MapsTotal: j.MapsTotal, MapsCompleted: j.MapsCompleted, ReducesTotal: j.ReducesTotal, ReducesCompleted: j.ReducesCompleted,
+		ReducesRunning: j.ReducesRunning}
 }
 
 // historyJob reads an app's job from JobHistory (no running maps).

@@ -101,16 +101,23 @@ func (h *handler) historyJob(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) jobInfo(j Job) map[string]any {
 	mt, mc, rt, rc := 0, 0, 0, 0
+	mr, rr := 0, 0 // running
 	for _, t := range j.Tasks {
 		if t.Type == "MAP" {
 			mt++
 			if t.State == "SUCCEEDED" {
 				mc++
 			}
+			if t.State == "RUNNING" {
+				mr++
+			}
 		} else {
 			rt++
 			if t.State == "SUCCEEDED" {
 				rc++
+			}
+			if t.State == "RUNNING" {
+				rr++
 			}
 		}
 	}
@@ -118,9 +125,14 @@ func (h *handler) jobInfo(j Job) map[string]any {
 	if !j.FinishTime.IsZero() {
 		end = j.FinishTime
 	}
-	return map[string]any{"id": j.ID, "name": j.Name, "queue": strings.TrimPrefix(j.Queue, "root."), "user": j.User, "state": j.State,
+	info := map[string]any{"id": j.ID, "name": j.Name, "queue": strings.TrimPrefix(j.Queue, "root."), "user": j.User, "state": j.State,
 		"submitTime": ms(j.SubmitTime), "startTime": ms(j.StartTime), "finishTime": ms(j.FinishTime), "elapsedTime": end.Sub(j.StartTime).Milliseconds(),
 		"mapsTotal": mt, "mapsCompleted": mc, "reducesTotal": rt, "reducesCompleted": rc, "uberized": false, "diagnostics": ""}
+	if j.FinishTime.IsZero() { // the AM's view (MapredAppMasterRest.md) adds the live counts
+		info["mapsRunning"], info["reducesRunning"] = mr, rr
+		info["mapsPending"], info["reducesPending"] = mt-mc-mr, rt-rc-rr
+	}
+	return info
 }
 
 // jobResource serves jobs/{jobid}[/counters|/conf|/tasks[/{taskid}[/attempts[/{attemptid}[/counters]]]]].

@@ -197,6 +197,7 @@ type Job struct {
 	MapsCompleted    int       `json:"mapsCompleted"`
 	ReducesTotal     int       `json:"reducesTotal"`
 	ReducesCompleted int       `json:"reducesCompleted"`
+	ReducesRunning   int       `json:"reducesRunning,omitempty"` // from the AM
 	// InputPaths come from mapreduce.input.fileinputformat.inputdir.
 	InputPaths []string `json:"inputPaths,omitempty"`
 	// ContainerSize is the map container request (mapreduce.map.memory.mb,
