@@ -118,17 +118,8 @@ func Plan(in PlanInput) CapacityPlan {
 		var moveQ, moveP string
 		improved := false
 		for _, q := range qs {
-			if q.Pinned || q.Demand == 0 {
-				continue
-			}
 			for _, p := range in.Partitions {
-				if p.Name == homes[q.Path] || !canUse(q.Accessible, p.Name) || p.total() == 0 {
-					continue
-				}
-				// Only a move to where the queue's jobs run faster, or back
-				// to the default partition, can raise the score; skipping
-				// the rest keeps the search near-linear in queues.
-				if p.Name != "" && q.rate[p.Name] <= q.rate[homes[q.Path]]*1.05 {
+				if !movable(q, p, homes) {
 					continue
 				}
 				old := homes[q.Path]
@@ -230,14 +221,8 @@ func firstImprovement(in PlanInput, qs []*queueModel, homes map[string]string, b
 	for pass := 0; pass < 3; pass++ {
 		improved := false
 		for _, q := range qs {
-			if q.Pinned || q.Demand == 0 {
-				continue
-			}
 			for _, p := range in.Partitions {
-				if p.Name == homes[q.Path] || !canUse(q.Accessible, p.Name) || p.total() == 0 {
-					continue
-				}
-				if p.Name != "" && q.rate[p.Name] <= q.rate[homes[q.Path]]*1.05 {
+				if !movable(q, p, homes) {
 					continue
 				}
 				old := homes[q.Path]
@@ -255,6 +240,17 @@ func firstImprovement(in PlanInput, qs []*queueModel, homes map[string]string, b
 	}
 	best, _ := evaluate(in, qs, homes)
 	return best
+}
+
+// movable: moving q's home to p is a candidate of the local search. Only
+// a move to where the queue's jobs run faster, or back to the default
+// partition, can raise the score; skipping the rest keeps the search
+// near-linear in queues.
+func movable(q *queueModel, p PartitionSlots, homes map[string]string) bool {
+	if q.Pinned || q.Demand == 0 || p.Name == homes[q.Path] || !canUse(q.Accessible, p.Name) || p.total() == 0 {
+		return false
+	}
+	return p.Name == "" || q.rate[p.Name] > q.rate[homes[q.Path]]*1.05
 }
 
 func canUse(acc []string, p string) bool {
