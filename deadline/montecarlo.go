@@ -29,6 +29,9 @@ type PhaseModel struct {
 type Work struct {
 	Maps, Reduces int
 	MapResidual   []float64
+	// ReduceHeld are containers already running reduces (launched at
+	// slow-start): no map runs on them, and they join the reduce phase.
+	ReduceHeld int
 }
 
 // Distribution is a sorted sample of completion times (seconds from now).
@@ -75,6 +78,7 @@ func Simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed u
 	r := rand.New(rand.NewPCG(seed, seed^0x5DEECE66D))
 	out := make([]float64, n)
 	W := make([]float64, workers)
+	R := make([]float64, workers+max(w.ReduceHeld, 0)) // reduce-phase workers
 	baseSpeed := func(j int) float64 {
 		if len(speeds) == 0 {
 			return 1
@@ -107,19 +111,22 @@ func Simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed u
 		}
 		end := mapEnd
 		if m.HasReduce && w.Reduces > 0 {
-			for j := range W {
-				W[j] = math.Max(W[j], 0)
+			for j := range R {
+				R[j] = 0
+				if j < len(W) {
+					R[j] = math.Max(W[j], 0)
+				}
 			}
-			free := newFreeAt(W)
+			free := newFreeAt(R)
 			for i := 0; i < w.Reduces; i++ {
 				j := free.earliest()
 				sh := m.Shuffle2
-				if i < workers {
+				if i < len(R) {
 					sh = m.Shuffle1
 				}
-				start := math.Max(W[j], mapEnd)
+				start := math.Max(R[j], mapEnd)
 				free.advance(start + (draw(r, sh)+draw(r, m.Reduce))/speed(j))
-				end = math.Max(end, W[j])
+				end = math.Max(end, R[j])
 			}
 		}
 		out[k] = end

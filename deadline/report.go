@@ -104,6 +104,7 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 			if workers < 1 {
 				workers = 1
 			}
+			w.ReduceHeld = a.Job.ReducesRunning
 			d := Simulate(model, w, workers, nil, o.Samples, seed)
 			jr.Method = "monte-carlo"
 			jr.P50 = snap.Time.Add(secs(d.Quantile(0.5)))
