@@ -139,7 +139,9 @@ func (c *Client) rmGet(ctx context.Context, path string, query url.Values, v any
 		}
 		last = err
 		var re *RemoteError
-		if errors.As(err, &re) && re.Status < 500 && !strings.Contains(strings.ToLower(re.Message), "standby") {
+		// A 3xx left unfollowed is a standby that cannot name the active RM
+		// (307 with only a Refresh header): try the next RM.
+		if errors.As(err, &re) && re.Status >= 400 && re.Status < 500 && !strings.Contains(strings.ToLower(re.Message), "standby") {
 			return err // a real answer from an active RM
 		}
 	}
