@@ -22,6 +22,11 @@ type ObserveOptions struct {
 	Jobs bool
 	// Concurrency bounds per-app calls (default 8).
 	Concurrency int
+	// PlacementMaxAge bounds how long an app's containers-per-node may be
+	// reused while its running containers and allocation are unchanged
+	// (default 5 min; negative: always re-read). Each re-read costs two
+	// requests per app — 10,000 on a cluster running 5,000 apps.
+	PlacementMaxAge time.Duration
 }
 
 // Observe reads one snapshot: nodes, partitions (computed from the nodes and
@@ -75,7 +80,13 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			byNode, err := c.Containers(ctx, a.ID)
+			byNode, cached := c.placements.get(a, snap.Time, opts.PlacementMaxAge)
+			var err error
+			if !cached {
+				if byNode, err = c.Containers(ctx, a.ID); err == nil {
+					c.placements.put(a, snap.Time, byNode)
+				}
+			}
 			mu.Lock()
 			if err != nil {
 				snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " containers", Endpoint: "/ws/v1/cluster/apps/" + a.ID + "/appattempts", Err: err.Error()})
@@ -96,6 +107,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		}(&snap.Apps[i])
 	}
 	wg.Wait()
+	c.placements.keep(snap.Apps)
 	sort.Slice(snap.Errors, func(i, j int) bool { return snap.Errors[i].What < snap.Errors[j].What })
 	return snap, ctx.Err()
 }
