@@ -163,8 +163,9 @@ func (c *Client) getJSON(ctx context.Context, u string, query url.Values, v any)
 		}
 		err = c.do(ctx, http.MethodGet, u, query, nil, "", v)
 		var re *RemoteError
-		if err == nil || errors.As(err, &re) && re.Status < 500 || ctx.Err() != nil || errors.Is(err, ErrTooLarge) {
-			return err
+		var bad badAnswer
+		if err == nil || errors.As(err, &re) && re.Status < 500 || ctx.Err() != nil || errors.Is(err, ErrTooLarge) || errors.As(err, &bad) {
+			return err // asking the same server again would get the same answer
 		}
 	}
 	return err
@@ -220,13 +221,19 @@ func (c *Client) do(ctx context.Context, method, u string, query url.Values, bod
 		return nil
 	}
 	if strings.Contains(ct, "text/html") || bytes.HasPrefix(bytes.TrimSpace(data), []byte("<")) {
-		return fmt.Errorf("%s %s: expected JSON, got %s (a login page or a standby RM?)", method, u, orUnknown(ct))
+		return badAnswer{fmt.Errorf("%s %s: expected JSON, got %s (a login page or a standby RM?)", method, u, orUnknown(ct))}
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s %s: decode JSON: %w", method, u, err)
+		return badAnswer{fmt.Errorf("%s %s: decode JSON: %w", method, u, err)}
 	}
 	return nil
 }
+
+// badAnswer is a response that arrived whole but cannot be used (not JSON,
+// or JSON that does not decode): not retried against the same server.
+type badAnswer struct{ error }
+
+func (b badAnswer) Unwrap() error { return b.error }
 
 func orUnknown(s string) string {
 	if s == "" {

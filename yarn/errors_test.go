@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -133,5 +134,30 @@ func TestFinishedAMFallsBackToJobHistory(t *testing.T) {
 	var re *RemoteError
 	if !errors.As(err, &re) || re.Status != 404 || !strings.Contains(err.Error(), "/proxy/application_1_0001") {
 		t.Fatalf("no JobHistory: %v", err)
+	}
+}
+
+// An answer that arrived whole but is not usable JSON is not asked for
+// again (the same server would send the same page); a 5xx is.
+func TestNoRetryOfUnusableAnswers(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		h    http.HandlerFunc
+		want int64
+	}{
+		{"truncated JSON", status(200, "application/json", `{"nodes":`), 1},
+		{"HTML page", status(200, "text/html", "<html>login</html>"), 1},
+		{"503", status(503, "text/plain", "busy"), 3},
+	} {
+		var n atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { n.Add(1); c.h(w, r) }))
+		cl, _ := New(Config{RMAddresses: []string{srv.URL}})
+		if _, err := cl.Nodes(context.Background()); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+		srv.Close()
+		if n.Load() != c.want {
+			t.Errorf("%s: %d requests, want %d", c.name, n.Load(), c.want)
+		}
 	}
 }
