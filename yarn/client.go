@@ -106,6 +106,12 @@ func New(cfg Config) (*Client, error) {
 		}
 		hook := spnegoHook(kc)
 		rc.SetPreRequestHook(func(_ *resty.Client, r *http.Request) error { return hook(r) })
+		// A standby RM redirects to the active one on another host; Go drops
+		// Authorization across hosts, so the redirected request gets its own
+		// SPNEGO token (for HTTP/<active host>).
+		rc.SetRedirectPolicy(resty.FlexibleRedirectPolicy(5), resty.RedirectPolicyFunc(func(r *http.Request, _ []*http.Request) error {
+			return hook(r)
+		}))
 	}
 	if cfg.User != "" {
 		rc.SetQueryParam("user.name", cfg.User)
