@@ -29,7 +29,10 @@ func (h *handler) toAppInfo(a App, r *http.Request) appInfo {
 		FinishedTime: ms(a.FinishedTime), ElapsedTime: elapsed, AMHostHTTPAddress: a.AMHostHTTPAddress, MasterNodeID: a.AMNodeID,
 		AllocatedMB: a.Allocated.MemoryMB, AllocatedVCores: a.Allocated.VCores, RunningContainers: a.RunningContainers,
 		ResourceSecondsMap:   map[string]any{"entry": map[string]any{"key": "memory-mb", "value": "0"}},
-		LogAggregationStatus: "DISABLED", AppNodeLabelExpression: a.NodeLabelExpression}
+		LogAggregationStatus: "DISABLED", AppNodeLabelExpression: a.NodeLabelExpression,
+		// The AM's request carries the app's expression ("" for none; the RM
+		// normalizes a missing one to the empty partition).
+		AMNodeLabelExpression: a.NodeLabelExpression}
 	if a.AMHostHTTPAddress != "" && a.AMContainerID != "" {
 		info.AMContainerLogs = "http://" + a.AMHostHTTPAddress + "/node/containerlogs/" + a.AMContainerID + "/" + a.User
 	}
@@ -126,9 +129,14 @@ func (h *handler) app(w http.ResponseWriter, r *http.Request) {
 	case parts[1] == "queue" && len(parts) == 2:
 		h.appQueue(w, r, a)
 	case parts[1] == "appattempts" && len(parts) == 2:
+		logs := "" // AppAttemptInfo.logsLink: the AM container's NM log page
+		if a.AMHostHTTPAddress != "" && a.AMContainerID != "" {
+			logs = "http://" + a.AMHostHTTPAddress + "/node/containerlogs/" + a.AMContainerID + "/" + a.User
+		}
 		writeJSON(w, map[string]any{"appAttempts": map[string]any{"appAttempt": []map[string]any{{
 			"id": 1, "appAttemptId": a.AttemptID, "startTime": ms(a.LaunchTime), "finishedTime": ms(a.FinishedTime),
-			"containerId": a.AMContainerID, "nodeHttpAddress": a.AMHostHTTPAddress, "nodeId": a.AMNodeID, "appAttemptState": a.State}}}})
+			"containerId": a.AMContainerID, "nodeHttpAddress": a.AMHostHTTPAddress, "nodeId": a.AMNodeID, "logsLink": logs,
+			"appAttemptState": a.State}}}})
 	case parts[1] == "appattempts" && len(parts) == 4 && parts[3] == "containers":
 		h.containers(w, r, a)
 	default:

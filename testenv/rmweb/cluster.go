@@ -21,17 +21,20 @@ func (h *handler) info(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"clusterInfo": map[string]any{
 		"id": h.o.ClusterTimestamp, "startedOn": ms(h.s.ClusterStarted()), "state": "STARTED", "haState": ha,
 		"rmStateStoreName":       "org.apache.hadoop.yarn.server.resourcemanager.recovery.NullRMStateStore",
-		"resourceManagerVersion": "3.4.1", "resourceManagerBuildVersion": "3.4.1 (yarn-sidecar mini cluster stand-in)",
-		"hadoopVersion": "3.4.1", "hadoopBuildVersion": "3.4.1 (yarn-sidecar mini cluster stand-in)",
+		"resourceManagerVersion": "3.4.1", "resourceManagerBuildVersion": "3.4.1 (yarn-sidecar mini cluster stand-in)", "resourceManagerVersionBuiltOn": builtOn,
+		"hadoopVersion": "3.4.1", "hadoopBuildVersion": "3.4.1 (yarn-sidecar mini cluster stand-in)", "hadoopVersionBuiltOn": builtOn,
 		"haZooKeeperConnectionState": "Could not find leader elector. Verify both HA and automatic failover are enabled.",
 	}})
 }
+
+// builtOn stands in for VersionInfo.getDate() (*VersionBuiltOn fields).
+const builtOn = "2024-10-09T14:57Z"
 
 // metrics serves /ws/v1/cluster/metrics (default partition only, as YARN
 // does: YARN-11414).
 func (h *handler) metrics(w http.ResponseWriter, r *http.Request) {
 	var total, used Resource
-	active, lost, unhealthy, decom := 0, 0, 0, 0
+	active, lost, unhealthy, decom, containers := 0, 0, 0, 0, 0
 	for _, n := range h.s.Nodes() {
 		switch n.State {
 		case "RUNNING":
@@ -41,6 +44,7 @@ func (h *handler) metrics(w http.ResponseWriter, r *http.Request) {
 				total.VCores += n.Total.VCores
 				used.MemoryMB += n.Used.MemoryMB
 				used.VCores += n.Used.VCores
+				containers += n.Containers
 			}
 		case "LOST":
 			lost++
@@ -50,23 +54,31 @@ func (h *handler) metrics(w http.ResponseWriter, r *http.Request) {
 			decom++
 		}
 	}
-	running, pending, completed := 0, 0, 0
+	running, pending, completed, failed, killed := 0, 0, 0, 0, 0
 	for _, a := range h.s.Apps() {
 		switch a.State {
 		case "RUNNING":
 			running++
 		case "ACCEPTED", "SUBMITTED", "NEW":
 			pending++
+		case "FAILED":
+			failed++
+		case "KILLED":
+			killed++
 		default:
 			completed++
 		}
 	}
+	// QueueMetrics counts FINISHED, FAILED and KILLED apps apart; nothing
+	// is ever reserved here.
 	writeJSON(w, map[string]any{"clusterMetrics": map[string]any{
-		"appsSubmitted": running + pending + completed, "appsCompleted": completed, "appsPending": pending, "appsRunning": running,
-		"totalMB": total.MemoryMB, "allocatedMB": used.MemoryMB, "availableMB": total.MemoryMB - used.MemoryMB,
+		"appsSubmitted": running + pending + completed + failed + killed, "appsCompleted": completed, "appsPending": pending,
+		"appsRunning": running, "appsFailed": failed, "appsKilled": killed,
+		"totalMB": total.MemoryMB, "allocatedMB": used.MemoryMB, "availableMB": total.MemoryMB - used.MemoryMB, "reservedMB": 0,
 		"totalVirtualCores": total.VCores, "allocatedVirtualCores": used.VCores, "availableVirtualCores": total.VCores - used.VCores,
-		"activeNodes": active, "lostNodes": lost, "unhealthyNodes": unhealthy, "decommissionedNodes": decom,
-		"totalNodes": active + lost + unhealthy + decom,
+		"reservedVirtualCores": 0, "containersAllocated": containers, "containersReserved": 0, "containersPending": 0,
+		"activeNodes": active, "lostNodes": lost, "unhealthyNodes": unhealthy, "decommissioningNodes": 0, "decommissionedNodes": decom,
+		"rebootedNodes": 0, "shutdownNodes": 0, "totalNodes": active + lost + unhealthy + decom,
 	}})
 }
 
@@ -224,6 +236,9 @@ func (h *handler) replaceNodeToLabels(w http.ResponseWriter, r *http.Request) {
 
 const notMutable = "Configuration change only supported by MutableConfScheduler."
 
+// notMutableValidate is RMWebServices.validateAndGetSchedulerConfiguration's.
+const notMutableValidate = "Configuration change validation only supported by MutableConfScheduler."
+
 // schedConf serves GET and PUT /ws/v1/cluster/scheduler-conf.
 func (h *handler) schedConf(w http.ResponseWriter, r *http.Request) {
 	if !method(w, r, http.MethodGet, http.MethodPut) || !h.authorizeWrite(w, r, true) {
@@ -274,7 +289,7 @@ func (h *handler) schedConfValidate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !h.o.MutableConfStore {
-		plain(w, http.StatusBadRequest, notMutable)
+		plain(w, http.StatusBadRequest, notMutableValidate)
 		return
 	}
 	m, ok := h.readMutation(w, r)
@@ -402,6 +417,13 @@ func (h *handler) queueInfo(q *schedconf.Queue, parts []string, totals map[strin
 		info["numPendingApplications"] = rt.NumPendingApplications
 		info["numContainers"] = containers
 		info["maxApplications"] = q.MaxApplications
+		// LeafQueue: min(maxApplications, maxApplications × user-limit% ×
+		// user-limit-factor); a factor of -1 means no per-user limit.
+		perUser := q.MaxApplications
+		if q.UserLimitFactor >= 0 {
+			perUser = min(perUser, int(float64(q.MaxApplications)*q.UserLimitFactor))
+		}
+		info["maxApplicationsPerUser"] = perUser
 		info["userLimitFactor"] = q.UserLimitFactor
 		info["userLimit"] = 100
 		info["users"] = nil

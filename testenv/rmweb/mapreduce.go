@@ -32,7 +32,7 @@ func (h *handler) proxy(w http.ResponseWriter, r *http.Request) {
 	case path == "ws/v1/mapreduce" || path == "ws/v1/mapreduce/info":
 		writeJSON(w, map[string]any{"info": map[string]any{"appId": a.ID, "name": j.Name, "user": j.User, "startedOn": ms(j.StartTime), "elapsedTime": h.s.Now().Sub(j.StartTime).Milliseconds()}})
 	case path == "ws/v1/mapreduce/jobs":
-		writeJSON(w, map[string]any{"jobs": map[string]any{"job": []map[string]any{h.jobInfo(j)}}})
+		writeJSON(w, map[string]any{"jobs": map[string]any{"job": []map[string]any{h.jobInfo(j, true)}}})
 	case strings.HasPrefix(path, "ws/v1/mapreduce/jobs/"):
 		h.jobResource(w, r, j, strings.TrimPrefix(path, "ws/v1/mapreduce/jobs/"))
 	default:
@@ -42,7 +42,7 @@ func (h *handler) proxy(w http.ResponseWriter, r *http.Request) {
 
 func (h *handler) historyInfo(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, map[string]any{"historyInfo": map[string]any{"startedOn": ms(h.s.ClusterStarted()), "hadoopVersion": "3.4.1",
-		"hadoopBuildVersion": "3.4.1 (yarn-sidecar mini cluster stand-in)"}})
+		"hadoopBuildVersion": "3.4.1 (yarn-sidecar mini cluster stand-in)", "hadoopVersionBuiltOn": builtOn}})
 }
 
 // historyJobs serves /ws/v1/history/mapreduce/jobs with the user, state,
@@ -80,7 +80,7 @@ func (h *handler) historyJobs(w http.ResponseWriter, r *http.Request) {
 		if qu := q.Get("queue"); qu != "" && strings.TrimPrefix(j.Queue, "root.") != strings.TrimPrefix(qu, "root.") {
 			continue
 		}
-		out = append(out, h.jobInfo(j))
+		out = append(out, h.jobInfo(j, false)) // the list's subset of a job
 		if limit >= 0 && int64(len(out)) >= limit {
 			break
 		}
@@ -99,12 +99,19 @@ func (h *handler) historyJob(w http.ResponseWriter, r *http.Request) {
 	notFound(w, "job, "+jobID+", is not found")
 }
 
-func (h *handler) jobInfo(j Job) map[string]any {
+// jobInfo is a job as the AM (running) or JobHistory (finished) shows it;
+// full adds the attempt counts, progress or phase averages and ACLs that the
+// job resource has and JobHistory's jobs list leaves out.
+func (h *handler) jobInfo(j Job, full bool) map[string]any {
 	mt, mc, rt, rc := 0, 0, 0, 0
 	mr, rr := 0, 0 // running
+	var mapProgress, reduceProgress float64
+	attempts := map[string]map[string]int{"MAP": {}, "REDUCE": {}} // type → state → attempts
+	var mapMs, shuffleMs, mergeMs, reduceMs int64                  // succeeded attempts' phases
 	for _, t := range j.Tasks {
 		if t.Type == "MAP" {
 			mt++
+			mapProgress += t.Progress
 			if t.State == "SUCCEEDED" {
 				mc++
 			}
@@ -113,11 +120,28 @@ func (h *handler) jobInfo(j Job) map[string]any {
 			}
 		} else {
 			rt++
+			reduceProgress += t.Progress
 			if t.State == "SUCCEEDED" {
 				rc++
 			}
 			if t.State == "RUNNING" {
 				rr++
+			}
+		}
+		if !full {
+			continue
+		}
+		for _, a := range t.Attempts {
+			attempts[t.Type][a.State]++
+			if a.State != "SUCCEEDED" {
+				continue
+			}
+			if t.Type == "MAP" {
+				mapMs += ms(a.FinishTime) - ms(a.StartTime)
+			} else {
+				shuffleMs += ms(a.ShuffleFinish) - ms(a.StartTime)
+				mergeMs += ms(a.MergeFinish) - ms(a.ShuffleFinish)
+				reduceMs += ms(a.FinishTime) - ms(a.MergeFinish)
 			}
 		}
 	}
@@ -132,7 +156,39 @@ func (h *handler) jobInfo(j Job) map[string]any {
 		info["mapsRunning"], info["reducesRunning"] = mr, rr
 		info["mapsPending"], info["reducesPending"] = mt-mc-mr, rt-rc-rr
 	}
+	if !full {
+		return info
+	}
+	info["acls"] = []map[string]string{{"name": "mapreduce.job.acl-modify-job", "value": " "}, {"name": "mapreduce.job.acl-view-job", "value": " "}}
+	for typ, prefix := range map[string]string{"MAP": "Map", "REDUCE": "Reduce"} {
+		n := attempts[typ]
+		info["failed"+prefix+"Attempts"], info["killed"+prefix+"Attempts"], info["successful"+prefix+"Attempts"] = n["FAILED"], n["KILLED"], n["SUCCEEDED"]
+		if j.FinishTime.IsZero() {
+			info["new"+prefix+"Attempts"], info["running"+prefix+"Attempts"] = n["NEW"]+n["STARTING"], n["RUNNING"]+n["COMMIT_PENDING"]
+		}
+	}
+	if j.FinishTime.IsZero() { // JobReport's map and reduce progress, in percent
+		info["mapProgress"], info["reduceProgress"] = avg(mapProgress, mt, 100), avg(reduceProgress, rt, 100)
+	} else { // JobHistory's averages over the succeeded attempts, in ms
+		nm, nr := int64(attempts["MAP"]["SUCCEEDED"]), int64(attempts["REDUCE"]["SUCCEEDED"])
+		info["avgMapTime"], info["avgShuffleTime"] = div(mapMs, nm), div(shuffleMs, nr)
+		info["avgMergeTime"], info["avgReduceTime"] = div(mergeMs, nr), div(reduceMs, nr)
+	}
 	return info
+}
+
+func avg(sum float64, n int, empty float64) float64 {
+	if n == 0 {
+		return empty
+	}
+	return sum / float64(n)
+}
+
+func div(sum, n int64) int64 {
+	if n == 0 {
+		return 0
+	}
+	return sum / n
 }
 
 // jobResource serves jobs/{jobid}[/counters|/conf|/tasks[/{taskid}[/attempts[/{attemptid}[/counters]]]]].
@@ -143,12 +199,12 @@ func (h *handler) jobResource(w http.ResponseWriter, r *http.Request, j Job, res
 		return
 	}
 	if len(parts) == 1 {
-		writeJSON(w, map[string]any{"job": h.jobInfo(j)})
+		writeJSON(w, map[string]any{"job": h.jobInfo(j, true)})
 		return
 	}
 	switch parts[1] {
 	case "counters":
-		writeJSON(w, map[string]any{"jobCounters": map[string]any{"id": j.ID, "counterGroup": counterGroups(j.Counters, "total")}})
+		writeJSON(w, map[string]any{"jobCounters": map[string]any{"id": j.ID, "counterGroup": counterGroups(j.Counters, "totalCounterValue")}})
 		return
 	case "conf":
 		var props []map[string]any
@@ -241,20 +297,25 @@ func (h *handler) taskInfo(t Task) map[string]any {
 func (h *handler) attemptInfo(at Attempt) map[string]any {
 	el := int64(0)
 	if !at.FinishTime.IsZero() {
-		el = at.FinishTime.Sub(at.StartTime).Milliseconds()
+		el = ms(at.FinishTime) - ms(at.StartTime)
 	}
 	m := map[string]any{"id": at.ID, "rack": at.Rack, "state": at.State, "type": at.Type, "assignedContainerId": at.ContainerID,
 		"nodeHttpAddress": at.NodeHTTPAddress, "diagnostics": at.Diagnostics, "progress": at.Progress,
 		"startTime": ms(at.StartTime), "finishTime": ms(at.FinishTime), "elapsedTime": el}
-	if at.Type == "REDUCE" {
-		m["shuffleFinishTime"], m["mergeFinishTime"] = ms(at.ShuffleFinish), ms(at.MergeFinish)
-		if !at.FinishTime.IsZero() {
-			m["elapsedShuffleTime"] = at.ShuffleFinish.Sub(at.StartTime).Milliseconds()
-			m["elapsedMergeTime"] = at.MergeFinish.Sub(at.ShuffleFinish).Milliseconds()
-			m["elapsedReduceTime"] = at.FinishTime.Sub(at.MergeFinish).Milliseconds()
-		}
+	if at.Type == "REDUCE" { // ReduceTaskAttemptInfo: every phase, 0 until it ended
+		start, shuffle, merge, finish := ms(at.StartTime), ms(at.ShuffleFinish), ms(at.MergeFinish), ms(at.FinishTime)
+		m["shuffleFinishTime"], m["mergeFinishTime"] = shuffle, merge
+		m["elapsedShuffleTime"], m["elapsedMergeTime"], m["elapsedReduceTime"] = phase(start, shuffle), phase(shuffle, merge), phase(merge, finish)
 	}
 	return m
+}
+
+// phase is Times.elapsed(from, to, false) with -1 (not ended) as 0.
+func phase(from, to int64) int64 {
+	if from <= 0 || to <= 0 {
+		return 0
+	}
+	return to - from
 }
 
 // counterGroups groups counters the way the MR REST API does.
@@ -267,7 +328,7 @@ func counterGroups(c map[string]int64, valueKey string) []map[string]any {
 	sort.Strings(keys)
 	for _, k := range keys {
 		e := map[string]any{"name": k, valueKey: c[k]}
-		if valueKey == "total" {
+		if valueKey == "totalCounterValue" {
 			e["mapCounterValue"], e["reduceCounterValue"] = c[k], 0
 		}
 		switch {

@@ -51,6 +51,19 @@ type nodeInfo struct {
 	UsedResource          resourceInfo `json:"usedResource"`
 	AvailableResource     resourceInfo `json:"availableResource"`
 	TotalResource         resourceInfo `json:"totalResource"`
+
+	// ResourceUtilization is the NM's measured use (3.x node object); the
+	// mini cluster measures none.
+	ResourceUtilization resourceUtilization `json:"resourceUtilization"`
+}
+
+type resourceUtilization struct {
+	NodePhysicalMemoryMB                 int64   `json:"nodePhysicalMemoryMB"`
+	NodeVirtualMemoryMB                  int64   `json:"nodeVirtualMemoryMB"`
+	NodeCPUUsage                         float64 `json:"nodeCPUUsage"`
+	AggregatedContainersPhysicalMemoryMB int64   `json:"aggregatedContainersPhysicalMemoryMB"`
+	AggregatedContainersVirtualMemoryMB  int64   `json:"aggregatedContainersVirtualMemoryMB"`
+	ContainersCPUUsage                   float64 `json:"containersCPUUsage"`
 }
 
 func toNodeInfo(n Node) nodeInfo {
@@ -100,6 +113,6 @@ type appInfo struct {
 	LogAggregationStatus       string         `json:"logAggregationStatus"`
 	UnmanagedApplication       bool           `json:"unmanagedApplication"`
 	AppNodeLabelExpression     string         `json:"appNodeLabelExpression,omitempty"`
-	AMNodeLabelExpression      string         `json:"amNodeLabelExpression,omitempty"`
+	AMNodeLabelExpression      string         `json:"amNodeLabelExpression"`
 	ResourceInfo               map[string]any `json:"resourceInfo,omitempty"`
 }
