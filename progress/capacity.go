@@ -110,33 +110,8 @@ func Plan(in PlanInput) CapacityPlan {
 			homes[q.Path] = ""
 		}
 	}
-	best, bestScore := evaluate(in, qs, homes)
-	if len(qs) > bestImprovementQueues {
-		best = firstImprovement(in, qs, homes, bestScore)
-	}
-	for iter := 0; iter < 2*len(qs)+2 && len(qs) <= bestImprovementQueues; iter++ {
-		var moveQ, moveP string
-		improved := false
-		for _, q := range qs {
-			for _, p := range in.Partitions {
-				if !movable(q, p, homes) {
-					continue
-				}
-				old := homes[q.Path]
-				homes[q.Path] = p.Name
-				_, s := evaluate(in, qs, homes)
-				homes[q.Path] = old
-				if s > bestScore+1e-9 {
-					bestScore, moveQ, moveP, improved = s, q.Path, p.Name, true
-				}
-			}
-		}
-		if !improved {
-			break
-		}
-		homes[moveQ] = moveP
-		best, bestScore = evaluate(in, qs, homes)
-	}
+	localSearch(in, qs, homes)
+	best, _ := evaluate(in, qs, homes)
 	if calibrating := calibrationHomes(in, qs, homes); len(calibrating) > 0 {
 		best, _ = evaluate(in, qs, homes)
 		for i := range best.Queues {
@@ -217,8 +192,19 @@ func unknownIn(in PlanInput, q *queueModel, p PartitionSlots) bool {
 // 200-queue plan takes well under a second.
 const bestImprovementQueues = 24
 
-func firstImprovement(in PlanInput, qs []*queueModel, homes map[string]string, bestScore float64) CapacityPlan {
-	for pass := 0; pass < 3; pass++ {
+// localSearch moves queue homes while the score rises: up to
+// bestImprovementQueues it applies the best move of each round (up to
+// 2Q+2 rounds); beyond, each improving move as found (up to 3 passes).
+// homes is updated in place.
+func localSearch(in PlanInput, qs []*queueModel, homes map[string]string) {
+	_, score := evaluate(in, qs, homes)
+	first := len(qs) > bestImprovementQueues
+	rounds := 2*len(qs) + 2
+	if first {
+		rounds = 3
+	}
+	for r := 0; r < rounds; r++ {
+		var moveQ, moveP string
 		improved := false
 		for _, q := range qs {
 			for _, p := range in.Partitions {
@@ -227,19 +213,23 @@ func firstImprovement(in PlanInput, qs []*queueModel, homes map[string]string, b
 				}
 				old := homes[q.Path]
 				homes[q.Path] = p.Name
-				if _, sc := evaluate(in, qs, homes); sc > bestScore+1e-9 {
-					bestScore, improved = sc, true
-				} else {
-					homes[q.Path] = old
+				if _, s := evaluate(in, qs, homes); s > score+1e-9 {
+					score, improved = s, true
+					if first {
+						continue // keep the move
+					}
+					moveQ, moveP = q.Path, p.Name
 				}
+				homes[q.Path] = old
 			}
 		}
 		if !improved {
-			break
+			return
+		}
+		if !first {
+			homes[moveQ] = moveP
 		}
 	}
-	best, _ := evaluate(in, qs, homes)
-	return best
 }
 
 // movable: moving q's home to p is a candidate of the local search. Only

@@ -76,15 +76,13 @@ func TestDaemonEndToEnd(t *testing.T) {
 	base := strings.TrimSuffix(reportURL, "/report")
 
 	// Let cycles run while virtual time moves on; poll, never sleep blind.
-	deadline := time.Now().Add(60 * time.Second)
 	cycles := 0.0
-	for cycles < 4 {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %v cycles in 60 s", cycles)
-		}
+	if !poll(60*time.Second, 200*time.Millisecond, func() bool {
 		rm.Step(20 * time.Second)
 		cycles = metricValue(t, base+"/metrics", "yarn_sidecar_cycles_total")
-		time.Sleep(200 * time.Millisecond) // the daemon's own 1 s interval paces this loop
+		return cycles >= 4
+	}) {
+		t.Fatalf("only %v cycles in 60 s", cycles)
 	}
 
 	// /metrics follows Prometheus' conventions.
@@ -196,4 +194,19 @@ func lastApplied(t *testing.T, path string) map[string]any {
 		}
 	}
 	return last
+}
+
+// poll checks cond every interval until it holds or timeout passes.
+func poll(timeout, every time.Duration, cond func() bool) bool {
+	deadline := time.After(timeout)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline:
+			return false
+		case <-tick.C:
+		}
+	}
+	return true
 }
