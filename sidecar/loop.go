@@ -141,6 +141,9 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	plan.Predicted = dec.Predicted
 	rep.Plan = plan
 
+	if l.Applier.Validation == nil {
+		l.Applier.Validation = &RMValidation{} // shared by every cycle's copy
+	}
 	applier := *l.Applier // copy: the API may be swapped for dry-run
 	applier.Mode = l.Mode
 	if l.Mode != ModeApply {

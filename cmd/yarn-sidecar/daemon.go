@@ -102,7 +102,7 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		Observer: deps.Observer,
 		Learner:  deps.Learner,
 		Decider:  deps.Decider,
-		Applier: &sidecar.Applier{API: deps.ConfAPI, Audit: audit, User: cfg.User, Labels: nil,
+		Applier: &sidecar.Applier{API: deps.ConfAPI, Audit: audit, User: cfg.User, Validation: &sidecar.RMValidation{},
 			WriteTimeout: cfg.Safety.VerifyTimeout, Log: log.Named("apply")},
 		Rules:   deps.Rules,
 		Mode:    cfg.Mode,
