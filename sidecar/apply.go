@@ -83,10 +83,10 @@ func (e *RollbackError) Unwrap() error { return e.Err }
 // (bounded by WriteTimeout), so a SIGTERM never stops a mutation half-way:
 // once the PUT is sent, the verify and, if needed, the rollback complete.
 type Applier struct {
-	API          ConfAPI
-	Audit        *AuditLog
-	Mode         Mode
-	User         string
+	API   ConfAPI
+	Audit *AuditLog
+	Mode  Mode
+	User  string
 	// Labels are the cluster's node labels for local validation; nil = read
 	// them from the API each apply (LabelSource), or skip the label guard
 	// when the API cannot list them.

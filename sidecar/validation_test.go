@@ -59,8 +59,10 @@ func TestValidationPaths(t *testing.T) {
 	}{
 		{name: "validate works and accepts", result: ResultApplied, path: ValidationRM, puts: 1, applied: true},
 		{name: "validate works and rejects (400, probe passes)",
-			validate: func(_ *testing.T, live schedconf.Conf) func(schedconf.Mutation) error { return rejectAllButIdentity(live) },
-			result:   ResultRejected, path: ValidationRM, stage: "rm-validate"},
+			validate: func(_ *testing.T, live schedconf.Conf) func(schedconf.Mutation) error {
+				return rejectAllButIdentity(live)
+			},
+			result: ResultRejected, path: ValidationRM, stage: "rm-validate"},
 		{name: "leveldb lock: every validate fails, applied local-only",
 			validate: func(t *testing.T, _ schedconf.Conf) func(schedconf.Mutation) error { return leveldbValidate(t) },
 			result:   ResultApplied, path: ValidationLocalOnly, reason: "leveldb", puts: 1, applied: true},
@@ -72,11 +74,15 @@ func TestValidationPaths(t *testing.T) {
 			validate: func(*testing.T, schedconf.Conf) func(schedconf.Mutation) error { return remote(404, "Not Found") },
 			result:   ResultApplied, path: ValidationLocalOnly, reason: "HTTP 404", puts: 1, applied: true},
 		{name: "validate not allowed (405)",
-			validate: func(*testing.T, schedconf.Conf) func(schedconf.Mutation) error { return remote(405, "Method Not Allowed") },
-			result:   ResultApplied, path: ValidationLocalOnly, reason: "HTTP 405", puts: 1, applied: true},
+			validate: func(*testing.T, schedconf.Conf) func(schedconf.Mutation) error {
+				return remote(405, "Method Not Allowed")
+			},
+			result: ResultApplied, path: ValidationLocalOnly, reason: "HTTP 405", puts: 1, applied: true},
 		{name: "validate fails internally (500)",
-			validate: func(*testing.T, schedconf.Conf) func(schedconf.Mutation) error { return remote(500, "NullPointerException") },
-			result:   ResultApplied, path: ValidationLocalOnly, reason: "HTTP 500", puts: 1, applied: true},
+			validate: func(*testing.T, schedconf.Conf) func(schedconf.Mutation) error {
+				return remote(500, "NullPointerException")
+			},
+			result: ResultApplied, path: ValidationLocalOnly, reason: "HTTP 500", puts: 1, applied: true},
 		{name: "validate times out",
 			validate: func(*testing.T, schedconf.Conf) func(schedconf.Mutation) error {
 				return func(schedconf.Mutation) error {
