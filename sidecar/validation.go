@@ -206,7 +206,7 @@ func unavailableReason(err error) string {
 	case status != 0:
 		cause = fmt.Sprintf("validate answers HTTP %d", status)
 	}
-	const max = 300
+	const max = 400
 	if len(msg) > max {
 		msg = msg[:max] + "…"
 	}
