@@ -108,6 +108,10 @@ type Outcome struct {
 	VersionBefore int64
 	VersionAfter  int64
 	Priorities    []PriorityChange // effective values after the PUTs
+	// Validation and ValidationReason: the path taken before the PUT, as in
+	// the audit record.
+	Validation       ValidationPath
+	ValidationReason string
 }
 
 // Apply runs the safety sequence for one plan: refuse a non-mutable store →
@@ -127,6 +131,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		entry.Result = out.Result
 		entry.VersionAfter = out.VersionAfter
 		entry.Priorities = out.Priorities
+		out.Validation, out.ValidationReason = entry.Validation, entry.ValidationReason
 		if err != nil {
 			entry.Error = err.Error()
 		}
@@ -191,7 +196,7 @@ func (a *Applier) applyMutation(ctx context.Context, plan *Plan, entry *AuditEnt
 	if err != nil {
 		return ResultRejected, version, &RejectedError{Stage: "local", Err: err}
 	}
-	labels, err := a.clusterLabels(ctx)
+	labels, err := a.clusterLabels(ctx, plan.Mutation)
 	if err != nil {
 		if stop := mustNotAct(ctx, err); stop != nil {
 			return ResultFailed, version, stop
@@ -309,10 +314,15 @@ func residue(prev, back schedconf.Conf) []string {
 	return out
 }
 
-// clusterLabels are the node labels the label guard checks against.
-func (a *Applier) clusterLabels(ctx context.Context) ([]string, error) {
+// clusterLabels are the node labels the label guard checks against; read
+// from the RM only when the mutation names a label (a cluster without node
+// labels is never blocked by a failing label read).
+func (a *Applier) clusterLabels(ctx context.Context, m schedconf.Mutation) ([]string, error) {
 	if a.Labels != nil {
 		return a.Labels, nil
+	}
+	if !m.NamesLabels() {
+		return nil, nil
 	}
 	if ls, ok := a.API.(LabelSource); ok {
 		labels, err := ls.ClusterLabels(ctx)

@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -231,4 +233,49 @@ func appliedRecords(t *testing.T, path string) []sidecar.AuditEntry {
 func readFile(t *testing.T, path string) string {
 	b, _ := os.ReadFile(path)
 	return string(b)
+}
+
+// One `apply --apply -o json` cycle through the same broken validate: the
+// JSON document says the plan was applied and which validation path it took.
+func TestApplyCommandReportsLocalOnlyValidation(t *testing.T) {
+	body, err := os.ReadFile("testdata/validate_leveldb.body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := sim.LoadScenario("lee-gpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm, err := sim.NewCluster(sc, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := &brokenValidate{next: rm.Handler(), body: body}
+	srv := httptest.NewServer(broken)
+	t.Cleanup(srv.Close)
+	rm.Step(2 * time.Minute)
+	_, before := rm.SchedulerConf()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "sidecar.yaml")
+	conf := "rm: [" + srv.URL + "]\njobhistory: " + srv.URL + "\nuser: yarn-sidecar\n" +
+		"store: " + filepath.Join(dir, "history.db") + "\naudit_log: " + filepath.Join(dir, "audit.jsonl") + "\n"
+	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, err := runCLI(t, context.Background(), "apply", "--apply", "--config", cfg, "-o", "json", "--log-level", "error")
+	if err != nil {
+		t.Fatalf("apply: %v\n%s", err, stderr)
+	}
+	v, err := decodeOne(stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := v.(map[string]any)
+	if doc["mode"] != "apply" || doc["result"] != "applied" || doc["validation"] != "local-only" ||
+		!strings.Contains(fmt.Sprint(doc["validationReason"]), "leveldb") {
+		t.Fatalf("apply -o json: mode %v result %v validation %v (%v)", doc["mode"], doc["result"], doc["validation"], doc["validationReason"])
+	}
+	if _, after := rm.SchedulerConf(); after != before+1 || broken.puts.Load() != 1 {
+		t.Errorf("scheduler-conf version %d → %d with %d PUTs, want one applied PUT", before, after, broken.puts.Load())
+	}
 }

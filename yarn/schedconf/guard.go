@@ -111,27 +111,58 @@ func checkParam(where, path, rel, value string, inTree func(string) bool, known 
 			return &GuardError{Where: where, Message: fmt.Sprintf("property %s belongs to queue %s, which is not in the live queue tree", rel, child)}
 		}
 	}
-	if known == nil || value == "" {
+	if known == nil {
 		return nil
 	}
-	var labels []string
-	switch {
-	case rel == "accessible-node-labels":
-		labels = labelList(value)
-	case rel == "default-node-label-expression":
-		labels = []string{strings.TrimSpace(value)}
-	case strings.HasPrefix(rel, "accessible-node-labels."):
-		l := strings.TrimPrefix(rel, "accessible-node-labels.")
-		if i := strings.LastIndex(l, "."); i > 0 {
-			labels = []string{l[:i]}
-		}
-	}
-	for _, l := range labels {
+	for _, l := range labelsIn(rel, value) {
 		if !known[l] {
 			return &GuardError{Where: where, Message: fmt.Sprintf("node label %q does not exist in the cluster (known: %s); Hadoop would accept it, the sidecar does not write it", l, knownList(known))}
 		}
 	}
 	return nil
+}
+
+// labelsIn are the node labels a queue-relative property names, when it is
+// given a non-empty value.
+func labelsIn(rel, value string) []string {
+	if strings.TrimSpace(value) == "" {
+		return nil
+	}
+	switch {
+	case rel == "accessible-node-labels":
+		return labelList(value)
+	case rel == "default-node-label-expression":
+		return []string{strings.TrimSpace(value)}
+	case strings.HasPrefix(rel, "accessible-node-labels."):
+		l := strings.TrimPrefix(rel, "accessible-node-labels.")
+		if i := strings.LastIndex(l, "."); i > 0 {
+			return []string{l[:i]}
+		}
+	}
+	return nil
+}
+
+// NamesLabels reports whether the mutation writes a property naming a node
+// label (so the label guard needs the cluster's labels).
+func (m Mutation) NamesLabels() bool {
+	for _, qs := range [][]QueueUpdate{m.AddQueue, m.UpdateQueue} {
+		for _, q := range qs {
+			for k, v := range q.Params {
+				if len(labelsIn(k, v)) > 0 {
+					return true
+				}
+			}
+		}
+	}
+	for k, v := range m.GlobalUpdates {
+		if i := strings.Index(k, ".accessible-node-labels"); i > 0 && strings.TrimSpace(v) != "" {
+			return true
+		}
+		if strings.HasSuffix(k, ".default-node-label-expression") && strings.TrimSpace(v) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func knownList(known map[string]bool) string {

@@ -185,3 +185,18 @@ func TestEmptyValueQueueVersusGlobal(t *testing.T) {
 		t.Errorf("global key with an empty value: present=%v value=%q, want present as \"\"", ok, v)
 	}
 }
+
+func TestNamesLabels(t *testing.T) {
+	for body, want := range map[string]bool{
+		"unknownlabel.xml": true, "route.xml": true, "valid.xml": true, "gpusum110.xml": true,
+		"sum110.xml": false, "unroute.xml": false, "global.xml": false, "removerunning.xml": false,
+	} {
+		if got := realBody(t, body).NamesLabels(); got != want {
+			t.Errorf("%s: NamesLabels = %v, want %v", body, got, want)
+		}
+	}
+	g := Mutation{GlobalUpdates: map[string]string{Prefix + "root.crypto.accessible-node-labels.gpu.capacity": "10"}}
+	if !g.NamesLabels() {
+		t.Error("global label capacity key not seen")
+	}
+}
