@@ -228,4 +228,3 @@ func TestWriteJSONEmptyNotNull(t *testing.T) {
 		t.Error("writeJSON changed its argument")
 	}
 }
-
