@@ -200,3 +200,26 @@ func TestNamesLabels(t *testing.T) {
 		t.Error("global label capacity key not seen")
 	}
 }
+
+// Rolling back the recorded valid.xml: the undo Diff computes is the
+// recorded revert.xml (which the real RM accepted, put_revert), and applying
+// it as Hadoop does restores the previous configuration exactly.
+func TestRollbackOfRecordedValidIsRecordedRevert(t *testing.T) {
+	live := realLive(t)
+	applied := realConf(t, "validate_valid.body")
+	undo := Diff(applied, live)
+	revert := realBody(t, "revert.xml")
+	if !reflect.DeepEqual(undo, revert) {
+		t.Errorf("undo of valid.xml\n got %+v\nwant the recorded revert.xml %+v", undo, revert)
+	}
+	back, err := applied.ApplyAsHadoop(undo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, live) {
+		t.Errorf("after rollback the configuration differs: %+v", Diff(live, back))
+	}
+	if b, err := os.ReadFile(filepath.Join(realDir, "put_revert.body")); err != nil || strings.TrimSpace(string(b)) != "Configuration change successfully applied." {
+		t.Errorf("recorded put_revert: %q %v", b, err)
+	}
+}
