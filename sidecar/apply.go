@@ -241,6 +241,12 @@ func (a *Applier) applyMutation(ctx context.Context, plan *Plan, entry *AuditEnt
 	putErr := a.API.UpdateConf(wctx, plan.Mutation)
 	got, readErr := a.API.SchedulerConf(wctx)
 	newVersion, _ := a.API.ConfVersion(wctx)
+	if readErr != nil && putErr != nil && isNoActiveRM(putErr) && isNoActiveRM(readErr) {
+		// Failover under way: the client says no RM took the PUT, and no RM
+		// answers. A blind rollback would fail the same way; nothing is
+		// assumed applied and the next cycle plans from what it reads.
+		return ResultFailed, version, fmt.Errorf("no active ResourceManager took the PUT and none answers the read-back (failover under way); nothing is assumed applied, the next cycle re-reads the configuration: %w", putErr)
+	}
 	if readErr != nil {
 		// We cannot tell what the RM holds: restore the previous conf blind.
 		cause := fmt.Errorf("read back after apply: %w", readErr)
@@ -251,6 +257,9 @@ func (a *Applier) applyMutation(ctx context.Context, plan *Plan, entry *AuditEnt
 	}
 	if putErr != nil {
 		if mismatches := diffOn(live, got, after); len(mismatches) == 0 {
+			if isNoActiveRM(putErr) {
+				return ResultFailed, newVersion, fmt.Errorf("no active ResourceManager took the PUT; nothing changed: %w", putErr)
+			}
 			// The RM refused as one transaction: nothing changed.
 			return ResultRejected, newVersion, &RejectedError{Stage: "rm-apply", Err: putErr}
 		}

@@ -30,6 +30,8 @@ type fakeRM struct {
 	validates   int
 	// putErr, when set, refuses the PUT (nothing changes).
 	putErr error
+	// readErrAfterPut, when set, fails every read once a PUT was tried.
+	readErrAfterPut error
 	// failPutAfterApply applies the mutation and then returns an error (an
 	// RM that fails mid-apply as seen by the client: e.g. a timeout).
 	failPutAfterApply bool
@@ -46,6 +48,9 @@ func (f *fakeRM) SchedulerConf(ctx context.Context) (schedconf.Conf, error) {
 	defer f.mu.Unlock()
 	if f.notMutable {
 		return nil, fmt.Errorf("GET /ws/v1/cluster/scheduler-conf: 400: %w", ErrConfNotMutable)
+	}
+	if f.readErrAfterPut != nil && f.puts > 0 {
+		return nil, f.readErrAfterPut
 	}
 	return f.conf.Clone(), nil
 }

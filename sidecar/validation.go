@@ -120,13 +120,18 @@ func mustNotAct(ctx context.Context, err error) error {
 // and no Location, body "Can not find any active RM"): the applier must not
 // act. HOOK(issue 14): when the yarn package exports ErrNoActiveRM, add
 // errors.Is(err, yarn.ErrNoActiveRM) here; until then any error offering
-// NoActiveRM() bool, or carrying the RM's own message, counts.
+// NoActiveRM() bool, or carrying the RM's own message or that sentinel's
+// text, counts.
 func isNoActiveRM(err error) bool {
+	if err == nil {
+		return false
+	}
 	var n interface{ NoActiveRM() bool }
 	if errors.As(err, &n) && n.NoActiveRM() {
 		return true
 	}
-	return strings.Contains(err.Error(), "Can not find any active RM")
+	msg := err.Error()
+	return strings.Contains(msg, "Can not find any active RM") || strings.Contains(msg, "no active ResourceManager")
 }
 
 func (v *RMValidation) cachedDown(rm string) (string, bool) {

@@ -281,3 +281,36 @@ func TestRollbackOfNewGlobalKey(t *testing.T) {
 		t.Errorf("audit rollbackResidue %v, want [%s]", e[0].RollbackResidue, key)
 	}
 }
+
+// A PUT that no active RM took (failover under way) is never assumed
+// applied, and never "rolled back" blind against no RM.
+func TestPutWithNoActiveRM(t *testing.T) {
+	for _, readsFail := range []bool{false, true} {
+		t.Run(fmt.Sprintf("reads fail %v", readsFail), func(t *testing.T) {
+			rm := &fakeRM{conf: twoQueueConf(), version: 3, putErr: fmt.Errorf("PUT scheduler-conf: %w", noActiveRM{})}
+			if readsFail {
+				rm.readErrAfterPut = fmt.Errorf("GET scheduler-conf: %w", noActiveRM{})
+			}
+			before := rm.conf.Clone()
+			plan := planFor(t, rm, gpuTargets(80, 20))
+			a, auditPath := newApplier(t, rm)
+			out, err := a.Apply(context.Background(), plan)
+			if out.Result != ResultFailed || err == nil || !strings.Contains(err.Error(), "no active ResourceManager took the PUT") {
+				t.Fatalf("%s %v, want failed: no active ResourceManager took the PUT", out.Result, err)
+			}
+			var rb *RollbackError
+			if errors.As(err, &rb) {
+				t.Fatalf("rolled back against no RM: %v", err)
+			}
+			if rm.puts != 1 {
+				t.Errorf("%d PUTs, want the one (no rollback PUT)", rm.puts)
+			}
+			if m := diffOn(before, rm.conf, before, rm.conf); len(m) > 0 {
+				t.Errorf("conf changed: %v", m)
+			}
+			if e := readAudit(t, auditPath); e[0].Result != ResultFailed || !strings.Contains(e[0].Error, "no active ResourceManager") {
+				t.Errorf("audit %+v", e[0])
+			}
+		})
+	}
+}
