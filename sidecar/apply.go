@@ -83,21 +83,19 @@ func (e *RollbackError) Unwrap() error { return e.Err }
 // (bounded by WriteTimeout), so a SIGTERM never stops a mutation half-way:
 // once the PUT is sent, the verify and, if needed, the rollback complete.
 type Applier struct {
-	API   ConfAPI
-	Audit *AuditLog
-	Mode  Mode
-	User  string
-	// Labels are the cluster's node labels for local validation; nil = read
-	// them from the API each apply (LabelSource), or skip the label guard
-	// when the API cannot list them.
-	Labels       []string
-	WriteTimeout time.Duration
-	Log          hclog.Logger
-	Now          func() time.Time
 	// Validation asks the RM to validate and remembers when it cannot; held
 	// by pointer so copies of the Applier share it (nil = a fresh one per
 	// Apply, which forgets the verdict and logs it every time).
 	Validation *RMValidation
+
+	API          ConfAPI
+	Audit        *AuditLog
+	Mode         Mode
+	User         string
+	Labels       []string // cluster node labels for the label guard; nil = read from the API (LabelSource) when a mutation names a label
+	WriteTimeout time.Duration
+	Log          hclog.Logger
+	Now          func() time.Time
 
 	cycle int64
 }
