@@ -190,10 +190,8 @@ func (a *Applier) applyMutation(ctx context.Context, plan *Plan, entry *AuditEnt
 	if version != plan.ConfVersion {
 		return ResultVersionMoved, version, &VersionMovedError{Planned: plan.ConfVersion, Live: version}
 	}
-	after, err := live.Apply(plan.Mutation)
-	if err != nil {
-		return ResultRejected, version, &RejectedError{Stage: "local", Err: err}
-	}
+	// Local validation: first what Hadoop would wrongly accept, then what
+	// the Capacity Scheduler checks when it re-initialises its queues.
 	labels, err := a.clusterLabels(ctx, plan.Mutation)
 	if err != nil {
 		if stop := mustNotAct(ctx, err); stop != nil {
@@ -202,6 +200,10 @@ func (a *Applier) applyMutation(ctx context.Context, plan *Plan, entry *AuditEnt
 		return ResultFailed, version, fmt.Errorf("read cluster node labels for local validation, nothing changed: %w", err)
 	}
 	if err := schedconf.CheckMutation(live, plan.Mutation, labels); err != nil {
+		return ResultRejected, version, &RejectedError{Stage: "local", Err: err}
+	}
+	after, err := live.Apply(plan.Mutation)
+	if err != nil {
 		return ResultRejected, version, &RejectedError{Stage: "local", Err: err}
 	}
 	if err := schedconf.Validate(after); err != nil {

@@ -193,7 +193,7 @@ func TestLocalGuardsBeforeSending(t *testing.T) {
 		want string
 	}{
 		{"unknown queue", schedconf.Mutation{UpdateQueue: []schedconf.QueueUpdate{{Queue: "root.nosuch", Params: map[string]string{"capacity": "10"}}}},
-			"queue does not exist"},
+			"queue root.nosuch is not in the live queue tree"},
 		{"unknown label", schedconf.Mutation{UpdateQueue: []schedconf.QueueUpdate{{Queue: "root.crypto", Params: map[string]string{"accessible-node-labels": "gpu,fpga"}}}},
 			`node label "fpga" does not exist`},
 		{"unknown label in a default expression", schedconf.Mutation{UpdateQueue: []schedconf.QueueUpdate{{Queue: "root.crypto", Params: map[string]string{"default-node-label-expression": "fpga"}}}},
