@@ -1,15 +1,19 @@
 package rmweb
 
 import (
+	"fmt"
+	"html"
 	"net/http"
 	"sort"
 	"strings"
 )
 
 // proxy serves the MapReduce AM's REST API behind the RM web proxy:
-// /proxy/{appid}/ws/v1/mapreduce/... For a finished app the AM is gone; the
-// real proxy then sends the client to the history server, here a 404 so the
-// client falls back to JobHistory (documented deviation).
+// /proxy/{appid}/ws/v1/mapreduce/... For a finished app the AM is gone and
+// the proxy answers 302 to the JobHistory server's web page of the job
+// (recorded: text/html, Location
+// http://<jhs>/jobhistory/job/<job>/ws/v1/mapreduce/jobs — a web-UI path,
+// not the REST API).
 func (h *handler) proxy(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(r.URL.Path, "/proxy/")
 	appID, path, _ := strings.Cut(rest, "/")
@@ -19,7 +23,16 @@ func (h *handler) proxy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !a.FinishedTime.IsZero() {
-		notFound(w, "application "+appID+" has finished; its ApplicationMaster is gone, use the JobHistory server")
+		jhs := h.o.JobHistoryAddress
+		if jhs == "" {
+			jhs = r.Host
+		}
+		jobID := "job_" + strings.TrimPrefix(appID, "application_")
+		loc := "http://" + jhs + "/jobhistory/job/" + jobID + "/" + strings.TrimPrefix(path, "/")
+		w.Header().Set("Location", loc)
+		w.Header().Set("Content-Type", "text/html;charset=utf-8")
+		w.WriteHeader(http.StatusFound)
+		fmt.Fprintf(w, "<html>\n  <head>\n    <title>\n      Moved\n    </title>\n  </head>\n  <body>\n    <h1>\n      Moved\n    </h1>\n    <div>\n      Content has moved \n      <a href=\"%s\">here</a>\n    </div>\n  </body>\n</html>\n", html.EscapeString(loc))
 		return
 	}
 	j, ok := h.s.Job(appID)
@@ -41,8 +54,9 @@ func (h *handler) proxy(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) historyInfo(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, map[string]any{"historyInfo": map[string]any{"startedOn": ms(h.s.ClusterStarted()), "hadoopVersion": "3.4.1",
-		"hadoopBuildVersion": "3.4.1 (yarn-sidecar mini cluster stand-in)", "hadoopVersionBuiltOn": builtOn}})
+	_, build, _, on := h.o.buildVersion()
+	writeJSON(w, map[string]any{"historyInfo": map[string]any{"startedOn": ms(h.s.ClusterStarted()), "hadoopVersion": h.o.version(),
+		"hadoopBuildVersion": build, "hadoopVersionBuiltOn": on}})
 }
 
 // historyJobs serves /ws/v1/history/mapreduce/jobs with the user, state,

@@ -49,6 +49,9 @@ type QueueUsage struct {
 	Pending       Resource
 	AMUsed        Resource
 	NumContainers int
+	// PendingContainers is the number of containers asked for and not
+	// yet allocated (apps' view).
+	PendingContainers int
 }
 
 // QueueRuntime is what the scheduler knows of a queue beyond its conf.
@@ -86,6 +89,11 @@ type App struct {
 	NodeLabelExpression string
 	AMContainerID       string
 	AttemptID           string // appattempt_..._000001
+	// ByPartition is the app's use of each node-label partition ("" =
+	// default): used, pending asks, AM container (apps' resourceInfo).
+	ByPartition map[string]QueueUsage
+	// AMResource is the AM container's size.
+	AMResource Resource
 }
 
 // Job is the MapReduce job run by an application.
@@ -125,6 +133,8 @@ type Attempt struct {
 	NodeHTTPAddress string
 	Rack            string
 	ContainerID     string
+	NodeID          string   // NM id (host:port) of the attempt's container
+	Allocated       Resource // the attempt's container size
 	StartTime       time.Time
 	FinishTime      time.Time // zero while running
 	ShuffleFinish   time.Time // reduces
