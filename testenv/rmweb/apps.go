@@ -146,10 +146,14 @@ func (h *handler) app(w http.ResponseWriter, r *http.Request) {
 		if a.AMHostHTTPAddress != "" && a.AMContainerID != "" {
 			logs = "http://" + a.AMHostHTTPAddress + "/node/containerlogs/" + a.AMContainerID + "/" + a.User
 		}
-		writeJSON(w, map[string]any{"appAttempts": map[string]any{"appAttempt": []map[string]any{{
+		att := map[string]any{
 			"id": 1, "appAttemptId": a.AttemptID, "startTime": ms(a.LaunchTime), "finishedTime": ms(a.FinishedTime),
 			"containerId": a.AMContainerID, "nodeHttpAddress": a.AMHostHTTPAddress, "nodeId": a.AMNodeID, "logsLink": logs,
-			"appAttemptState": a.State}}}})
+			"blacklistedNodes": "", "nodesBlacklistedBySystem": "", "exportPorts": "null"}
+		if !h.o.is33() { // AppAttemptInfo.appAttemptState arrived after 3.3
+			att["appAttemptState"] = a.State
+		}
+		writeJSON(w, map[string]any{"appAttempts": map[string]any{"appAttempt": []map[string]any{att}}})
 	case parts[1] == "appattempts" && len(parts) == 4 && parts[3] == "containers":
 		h.containers(w, r, a)
 	default:

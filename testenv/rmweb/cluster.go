@@ -333,8 +333,32 @@ func (h *handler) scheduler(w http.ResponseWriter, r *http.Request) {
 		parts = append(parts, p)
 	}
 	sort.Strings(parts)
-	root := h.queueInfo(tree.Root, parts, totals)
+	apps := h.s.Apps()
+	root := h.queueInfo(tree.Root, parts, totals, conf, apps)
 	root["type"] = "capacityScheduler"
+	root["maximumAllocation"] = toResourceInfo(h.maximumAllocation())
+	root["queueAcls"] = queueAcls(conf, "root")
+	// CapacitySchedulerHealthInfo: the scheduler's last operations; the
+	// mini cluster does not track them (N/A and zero counts, the values a
+	// real RM shows before the first allocation).
+	var ops, details []map[string]any
+	for _, op := range []string{"last-allocation", "last-release", "last-preemption", "last-reservation"} {
+		ops = append(ops, map[string]any{"operation": op, "nodeId": "N/A", "containerId": "N/A", "queue": "N/A"})
+	}
+	for _, op := range []string{"releases", "allocations", "reservations"} {
+		details = append(details, map[string]any{"operation": op, "count": 0, "resources": toResourceInfo(Resource{})})
+	}
+	root["health"] = map[string]any{"lastrun": ms(h.s.Now()), "operationsInfo": ops, "lastRunDetails": details}
+	if h.o.is33() { // 3.3's root (CapacitySchedulerInfo) has only these
+		keep := map[string]bool{"capacities": true, "capacity": true, "health": true, "isAbsoluteResource": true, "maxCapacity": true,
+			"maximumAllocation": true, "orderingPolicyInfo": true, "queueAcls": true, "queueName": true, "queuePriority": true,
+			"queues": true, "type": true, "usedCapacity": true}
+		for k := range root {
+			if !keep[k] {
+				delete(root, k)
+			}
+		}
+	}
 	writeJSON(w, map[string]any{"scheduler": map[string]any{"schedulerInfo": root}})
 }
 
@@ -355,7 +379,78 @@ func floatPct(pct float64) json.Number {
 	return json.Number(s)
 }
 
-func (h *handler) queueInfo(q *schedconf.Queue, parts []string, totals map[string]Resource) map[string]any {
+// maximumAllocation is the largest container the scheduler grants: the
+// largest running node (the RM caps yarn.scheduler.maximum-allocation-mb at
+// it; recorded 4096 on 4096 MB nodes).
+func (h *handler) maximumAllocation() Resource {
+	var m Resource
+	for _, n := range h.s.Nodes() {
+		if n.State == "RUNNING" && n.Total.MemoryMB > m.MemoryMB {
+			m = n.Total
+		}
+	}
+	return m
+}
+
+// queueAcls are a queue's ACLs ("*", the default, unless configured).
+func queueAcls(conf schedconf.Conf, path string) map[string]any {
+	acl := func(key string) string {
+		if v, ok := conf[schedconf.Key(path, key)]; ok {
+			return v
+		}
+		return "*"
+	}
+	return map[string]any{"queueAcl": []map[string]string{{"accessType": "ADMINISTER_QUEUE", "accessControlList": acl("acl_administer_queue")},
+		{"accessType": "SUBMIT_APP", "accessControlList": acl("acl_submit_applications")},
+		{"accessType": "APPLICATION_MAX_PRIORITY", "accessControlList": acl("acl_application_max_priority")}}}
+}
+
+// queueUsers is a leaf's users with running apps and what they hold.
+func queueUsers(path string, apps []App) any {
+	type usage struct {
+		used, am        Resource
+		active, pending int
+	}
+	byUser := map[string]*usage{}
+	var names []string
+	for _, a := range apps {
+		if a.Queue != path || !a.FinishedTime.IsZero() {
+			continue
+		}
+		u := byUser[a.User]
+		if u == nil {
+			u = &usage{}
+			byUser[a.User] = u
+			names = append(names, a.User)
+		}
+		for _, p := range a.ByPartition {
+			u.used = addResource(u.used, p.Used)
+			u.am = addResource(u.am, p.AMUsed)
+		}
+		if a.State == "RUNNING" {
+			u.active++
+		} else {
+			u.pending++
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	var out []map[string]any
+	for _, n := range names {
+		u := byUser[n]
+		out = append(out, map[string]any{"username": n, "resourcesUsed": toResourceInfo(u.used), "numActiveApplications": u.active,
+			"numPendingApplications": u.pending, "AMResourceUsed": toResourceInfo(u.am), "userResourceLimit": toResourceInfo(u.used),
+			"userWeight": 1.0, "isActive": u.active > 0,
+			"resources": map[string]any{"resourceUsagesByPartition": []map[string]any{{"partitionName": "", "used": toResourceInfo(u.used),
+				"reserved": toResourceInfo(Resource{}), "pending": toResourceInfo(Resource{}), "amUsed": toResourceInfo(u.am),
+				"amLimit": toResourceInfo(Resource{}), "userAmLimit": toResourceInfo(Resource{})}}}})
+	}
+	return map[string]any{"user": out}
+}
+
+func (h *handler) queueInfo(q *schedconf.Queue, parts []string, totals map[string]Resource, conf schedconf.Conf, apps []App) map[string]any {
 	rt := h.s.QueueRuntime(q.Path)
 	pct := func(p string, m map[string]schedconf.CapacityValue, def float64) float64 {
 		if v, ok := m[p]; ok && v.Mode == schedconf.ModePercentage {
@@ -400,7 +495,8 @@ func (h *handler) queueInfo(q *schedconf.Queue, parts []string, totals map[strin
 			"configuredMaxResource": toResourceInfo(Resource{}), "effectiveMinResource": eff(q.AbsCapacity[p]), "effectiveMaxResource": eff(q.AbsMaxCapacity[p])})
 		u := rt.ByPartition[p]
 		usages = append(usages, map[string]any{"partitionName": p, "used": toResourceInfo(u.Used), "reserved": toResourceInfo(Resource{}),
-			"pending": toResourceInfo(u.Pending), "amUsed": toResourceInfo(u.AMUsed), "amLimit": eff(q.AbsCapacity[p] * q.MaxAMResourcePercent)})
+			"pending": toResourceInfo(u.Pending), "amUsed": toResourceInfo(u.AMUsed), "amLimit": eff(q.AbsCapacity[p] * q.MaxAMResourcePercent),
+			"userAmLimit": eff(q.AbsCapacity[p] * q.MaxAMResourcePercent)})
 	}
 	used, absUsed := usedPct("")
 	mode := "percentage"
@@ -448,13 +544,45 @@ func (h *handler) queueInfo(q *schedconf.Queue, parts []string, totals map[strin
 		info["defaultPriority"] = q.DefaultAppPriority
 		info["preemptionDisabled"] = true
 		info["intraQueuePreemptionDisabled"] = true
+		pendingContainers := 0
+		for _, a := range apps {
+			if a.Queue == q.Path && a.FinishedTime.IsZero() {
+				for _, u := range a.ByPartition {
+					pendingContainers += u.PendingContainers
+				}
+			}
+		}
+		t := totals[""]
+		amLimit := toResourceInfo(Resource{MemoryMB: int64(q.AbsCapacity[""] * q.MaxAMResourcePercent * float64(t.MemoryMB)), VCores: 1})
+		info["users"] = queueUsers(q.Path, apps)
+		info["allocatedContainers"], info["reservedContainers"], info["pendingContainers"] = containers, 0, pendingContainers
+		info["AMResourceLimit"], info["userAMResourceLimit"] = amLimit, amLimit
+		info["usedAMResource"] = toResourceInfo(rt.ByPartition[""].AMUsed)
+		info["configuredMaxAMResourceLimit"] = q.MaxAMResourcePercent
+		info["isAutoCreatedLeafQueue"] = false
+		info["maxApplicationLifetime"], info["defaultApplicationLifetime"] = -1, -1
 	} else {
 		info["queueType"] = "parent"
 		var children []map[string]any
 		for _, c := range q.Children {
-			children = append(children, h.queueInfo(c, parts, totals))
+			children = append(children, h.queueInfo(c, parts, totals, conf, apps))
 		}
 		info["queues"] = map[string]any{"queue": children}
+	}
+	t := totals[""]
+	info["queueAcls"] = queueAcls(conf, q.Path)
+	info["maximumAllocation"] = toResourceInfo(h.maximumAllocation())
+	info["minEffectiveCapacity"] = toResourceInfo(Resource{MemoryMB: int64(q.AbsCapacity[""] * float64(t.MemoryMB)), VCores: int64(q.AbsCapacity[""] * float64(t.VCores))})
+	info["maxEffectiveCapacity"] = toResourceInfo(Resource{MemoryMB: int64(q.AbsMaxCapacity[""] * float64(t.MemoryMB)), VCores: int64(q.AbsMaxCapacity[""] * float64(t.VCores))})
+	info["hideReservationQueues"], info["autoCreateChildQueueEnabled"], info["leafQueueTemplate"] = false, false, map[string]any{}
+	if h.o.is33() { // fields of the 3.4 DAO a 3.3 RM does not send (recorded)
+		for _, k := range []string{"queuePath", "queueType", "mode", "weight", "normalizedWeight", "creationMethod", "maxParallelApps"} {
+			delete(info, k)
+		}
+		for _, c := range byPart {
+			delete(c, "weight")
+			delete(c, "normalizedWeight")
+		}
 	}
 	return info
 }

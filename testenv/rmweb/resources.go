@@ -53,8 +53,16 @@ type nodeInfo struct {
 	TotalResource         resourceInfo `json:"totalResource"`
 
 	// ResourceUtilization is the NM's measured use (3.x node object); the
-	// mini cluster measures none.
-	ResourceUtilization resourceUtilization `json:"resourceUtilization"`
+	// mini cluster measures none (0), nor runs opportunistic containers.
+	ResourceUtilization        resourceUtilization `json:"resourceUtilization"`
+	MemUtilization             float64             `json:"memUtilization"`
+	CPUUtilization             float64             `json:"cpuUtilization"`
+	NumRunningOpportContainers int                 `json:"numRunningOpportContainers"`
+	UsedMemoryOpportGB         int64               `json:"usedMemoryOpportGB"`
+	UsedVirtualCoresOpport     int64               `json:"usedVirtualCoresOpport"`
+	NumQueuedContainers        int                 `json:"numQueuedContainers"`
+	AllocationTags             map[string]any      `json:"allocationTags"`
+	NodeAttributesInfo         map[string]any      `json:"nodeAttributesInfo"`
 }
 
 type resourceUtilization struct {
@@ -71,6 +79,7 @@ func toNodeInfo(n Node, version string) nodeInfo {
 	return nodeInfo{Rack: n.Rack, State: n.State, ID: n.ID, NodeHostName: n.Host, NodeHTTPAddress: n.HTTPAddress,
 		LastHealthUpdate: ms(n.LastHealth), Version: version, HealthReport: n.Health, NumContainers: n.Containers,
 		UsedMemoryMB: n.Used.MemoryMB, AvailMemoryMB: avail.MemoryMB, UsedVirtualCores: n.Used.VCores, AvailableVirtualCores: avail.VCores,
+		AllocationTags: map[string]any{}, NodeAttributesInfo: map[string]any{},
 		NodeLabels: n.Labels, UsedResource: toResourceInfo(n.Used), AvailableResource: toResourceInfo(avail), TotalResource: toResourceInfo(n.Total)}
 }
 
