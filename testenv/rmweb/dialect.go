@@ -98,7 +98,10 @@ var (
 // `For input string: "2w"` (recorded).
 func weightValue(m schedconf.Mutation) (string, bool) {
 	check := func(params map[string]string) (string, bool) {
-		for _, k := range sortedParamKeys(params) {
+		// The default partition's capacity is parsed first (recorded:
+		// capacity=2w with gpu 3w reports "2w").
+		keys := append([]string{"capacity", "maximum-capacity"}, sortedParamKeys(params)...)
+		for _, k := range keys {
 			v := strings.TrimSpace(params[k])
 			if (k == "capacity" || k == "maximum-capacity" || strings.HasSuffix(k, ".capacity") || strings.HasSuffix(k, ".maximum-capacity")) &&
 				strings.HasSuffix(v, "w") {
