@@ -30,9 +30,9 @@ func (h *handler) toAppInfo(a App, r *http.Request) appInfo {
 		FinishedTime: ms(a.FinishedTime), ElapsedTime: elapsed, AMHostHTTPAddress: a.AMHostHTTPAddress, MasterNodeID: a.AMNodeID,
 		AllocatedMB: a.Allocated.MemoryMB, AllocatedVCores: a.Allocated.VCores, RunningContainers: a.RunningContainers,
 		LogAggregationStatus: "DISABLED", AppNodeLabelExpression: a.NodeLabelExpression,
-		// The AM's request carries the app's expression ("" for none; the RM
-		// normalizes a missing one to the empty partition).
-		AMNodeLabelExpression: a.NodeLabelExpression}
+		// The AM's request carries the app's expression, else the queue's
+		// default (recorded: "gpu" for a job routed by its queue).
+		AMNodeLabelExpression: a.AMLabelExpression}
 	info.Timeouts = map[string]any{"timeout": []map[string]any{{"type": "LIFETIME", "expiryTime": "UNLIMITED", "remainingTimeInSeconds": -1}}}
 	info.PreemptedResourceSecondsMap = map[string]any{}
 	info.ResourceSecondsMap = map[string]any{"entry": []map[string]string{{"key": "memory-mb", "value": strconv.FormatInt(a.MemorySeconds, 10)},

@@ -169,6 +169,9 @@ func TestRealPartitionFigures(t *testing.T) {
 		want := "" // sort runs in the default partition, crypto (routed) in gpu
 		if a.Queue == "root.crypto" {
 			want = "gpu"
+			if app["amNodeLabelExpression"] != "gpu" {
+				t.Errorf("crypto amNodeLabelExpression %v, want gpu (its queue's default, as recorded)", app["amNodeLabelExpression"])
+			}
 			if mem(byName[""], "used") != 0 {
 				t.Errorf("crypto uses the default partition: %s", sShort(byName[""]))
 			}

@@ -199,7 +199,8 @@ func (c *Cluster) appView(a *app) rmweb.App {
 	v := rmweb.App{ID: a.id, User: a.user, Name: a.name, Queue: a.queue, State: a.state, FinalStatus: a.finalStatus,
 		ApplicationType: "MAPREDUCE", Tags: a.tags, Priority: a.priority, StartedTime: a.submit, LaunchTime: a.start,
 		FinishedTime: a.finish, Allocated: a.allocated, RunningContainers: a.containers, NodeLabelExpression: a.labelExpr,
-		AttemptID: fmt.Sprintf("appattempt_%d_%04d_000001", c.clusterTS, a.seq)}
+		AMLabelExpression: c.labelExpr(a),
+		AttemptID:         fmt.Sprintf("appattempt_%d_%04d_000001", c.clusterTS, a.seq)}
 	total := len(a.maps) + len(a.reduces)
 	if total > 0 {
 		v.Progress = 100 * float64(a.mapsDone+a.reducesDone) / float64(total)
