@@ -40,6 +40,9 @@ func (h *handler) toAppInfo(a App, r *http.Request) appInfo {
 	info.MemorySeconds, info.VcoreSeconds = a.MemorySeconds, a.VcoreSeconds
 	if a.FinishedTime.IsZero() && a.ByPartition != nil {
 		info.ResourceInfo = map[string]any{"resourceUsagesByPartition": appPartitionUsages(a)}
+		if !deselected(r, "resourceRequests") {
+			info.ResourceRequests = appResourceRequests(a)
+		}
 	}
 	if a.AMHostHTTPAddress != "" {
 		// The AM's RPC port is ephemeral on a real NM; a stand-in here.
@@ -269,6 +272,47 @@ func appPartitionUsages(a App) []map[string]any {
 			"pending": toResourceInfo(u.Pending), "amUsed": toResourceInfo(u.AMUsed), "amLimit": toResourceInfo(Resource{}),
 			"userAmLimit": toResourceInfo(Resource{})})
 	}
+	return out
+}
+
+// deselected reports whether ?deSelects= names a field.
+func deselected(r *http.Request, field string) bool {
+	for _, v := range r.URL.Query()["deSelects"] {
+		for _, f := range strings.Split(v, ",") {
+			if strings.TrimSpace(f) == field {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// appResourceRequests are a running app's outstanding asks. The real MR AM
+// asks at host, rack and "*" level (recorded: three entries of the same
+// count); the mini cluster's asks have no locality, so only the "*" entry
+// is served, one per partition asked in.
+func appResourceRequests(a App) []map[string]any {
+	var out []map[string]any
+	for _, p := range sortedPartitions(a.ByPartition) {
+		u := a.ByPartition[p]
+		if u.PendingContainers == 0 {
+			continue
+		}
+		n := int64(u.PendingContainers)
+		size := Resource{MemoryMB: u.Pending.MemoryMB / n, VCores: u.Pending.VCores / n, GPUs: u.Pending.GPUs / n}
+		out = append(out, map[string]any{"priority": 20, "allocationRequestId": -1, "resourceName": "*", "capability": toResourceInfo(size),
+			"numContainers": u.PendingContainers, "relaxLocality": true, "nodeLabelExpression": p,
+			"executionTypeRequest": map[string]any{"executionType": "GUARANTEED", "enforceExecutionType": true}})
+	}
+	return out
+}
+
+func sortedPartitions(m map[string]QueueUsage) []string {
+	out := make([]string, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	sort.Strings(out)
 	return out
 }
 

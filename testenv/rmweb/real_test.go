@@ -198,20 +198,16 @@ func TestRealShapes(t *testing.T) {
 		status               int
 		notModelled          []string
 	}
-	// Fields a real RM reports from what the mini cluster does not run:
-	// resource requests (asked for with deSelects by the sidecar), the
-	// NodeManagers' measured utilization.
-	appNotModelled := []string{".app.resourceRequests: missing in mini"}
 	rows := []row{
 		{"running/rm_info.body", running, "/ws/v1/cluster/info", 200, nil},
 		{"running/rm_metrics.body", running, "/ws/v1/cluster/metrics", 200, nil},
 		{"running/rm_nodes.body", running, "/ws/v1/cluster/nodes", 200, nil},
 		{"running/rm_nodes_states_RUNNING.body", running, "/ws/v1/cluster/nodes?states=RUNNING", 200, nil},
-		{"running/rm_apps.body", running, "/ws/v1/cluster/apps", 200, []string{".apps.app[].resourceRequests: missing in mini"}},
-		{"running/rm_apps_states_RUNNING.body", running, "/ws/v1/cluster/apps?states=RUNNING", 200, []string{".apps.app[].resourceRequests: missing in mini"}},
-		{"running/rm_apps_limit_1.body", running, "/ws/v1/cluster/apps?limit=1", 200, []string{".apps.app[].resourceRequests: missing in mini"}},
-		{"running/rm_app_application_1795412916926_0003.body", running, app(rc.crypto), 200, appNotModelled},
-		{"running/rm_app_application_1795412916926_0004.body", running, app(rc.sort), 200, appNotModelled},
+		{"running/rm_apps.body", running, "/ws/v1/cluster/apps", 200, nil},
+		{"running/rm_apps_states_RUNNING.body", running, "/ws/v1/cluster/apps?states=RUNNING", 200, nil},
+		{"running/rm_apps_limit_1.body", running, "/ws/v1/cluster/apps?limit=1", 200, nil},
+		{"running/rm_app_application_1795412916926_0003.body", running, app(rc.crypto), 200, nil},
+		{"running/rm_app_application_1795412916926_0004.body", running, app(rc.sort), 200, nil},
 		{"running/rm_app_application_1795412916926_0003_appattempts.body", running, app(rc.crypto) + "/appattempts", 200, nil},
 		{"running/rm_app_application_1795412916926_0003_containers.body", running, app(rc.crypto) + "/appattempts/" + attempt(rc.crypto) + "/containers", 200, nil},
 		{"running/rm_app_application_1795412916926_0004_containers.body", running, app(rc.sort) + "/appattempts/" + attempt(rc.sort) + "/containers", 200, nil},
