@@ -52,6 +52,10 @@ type LayoutOptions struct {
 	// Exclusive makes new labels exclusive; the default (false) lets
 	// default-partition requests use the labelled nodes while idle.
 	Exclusive bool
+	// MinShare: the classes that justify a label must fill at least this
+	// share of the type's slots in the flow (default 0.1), so a handful of
+	// containers never relabels a whole hardware generation.
+	MinShare  float64
 	Bandwidth Bandwidth
 }
 
@@ -106,6 +110,12 @@ const costScale = 1000
 func PlanLayout(nodes []LayoutNode, classes []LayoutClass, opt LayoutOptions) (Layout, error) {
 	if opt.MinSpeedup == 0 {
 		opt.MinSpeedup = 1.5
+	}
+	if opt.MinShare == 0 {
+		opt.MinShare = 0.1
+	}
+	if opt.MinShare < 0 || opt.MinShare > 1 {
+		return Layout{}, fmt.Errorf("layout: min share %v must be within 0..1", opt.MinShare)
 	}
 	if opt.MinSpeedup < 1 {
 		return Layout{}, fmt.Errorf("layout: min speedup %v must be at least 1", opt.MinSpeedup)
@@ -230,6 +240,7 @@ func PlanLayout(nodes []LayoutNode, classes []LayoutClass, opt LayoutOptions) (L
 		}
 		lp := LabelPlan{Name: LabelFor(t), NodeType: t, Exclusive: opt.Exclusive}
 		var why []string
+		var fill int64 // slots of t the justifying classes take
 		for i, c := range classes {
 			f := out.Slots[c.Name][t]
 			if f == 0 {
@@ -238,23 +249,32 @@ func PlanLayout(nodes []LayoutNode, classes []LayoutClass, opt LayoutOptions) (L
 			if _, measured := c.Rates[t]; !measured {
 				continue
 			}
+			// Against measured types only: an unmeasured one is no evidence.
 			alt := math.Inf(1)
 			for _, u := range types {
-				if u != t {
+				if _, measured := c.Rates[u]; measured && u != t {
 					alt = math.Min(alt, seconds[i][u])
 				}
+			}
+			if math.IsInf(alt, 1) {
+				continue
 			}
 			speedup := alt / seconds[i][t]
 			if speedup < opt.MinSpeedup {
 				continue
 			}
 			lp.Classes = append(lp.Classes, c.Name)
+			fill += f
 			if c.Queue != "" && !contains(lp.Queues, c.Queue) {
 				lp.Queues = append(lp.Queues, c.Queue)
 			}
 			why = append(why, fmt.Sprintf("%s runs %.1f× faster on %s than on its best other type (reads counted); the flow gives it %d of %s's %d slots", c.Name, speedup, t, f, t, slots[t]))
 		}
 		if len(lp.Classes) == 0 {
+			continue
+		}
+		if float64(fill) < opt.MinShare*float64(slots[t]) {
+			out.Notes = append(out.Notes, fmt.Sprintf("%s: %s would fill %d of its %d slots (below %.0f%%); no label", t, strings.Join(lp.Classes, ","), fill, slots[t], 100*opt.MinShare))
 			continue
 		}
 		labelled, existing := 0, 0

@@ -117,6 +117,27 @@ func TestPlanLayout(t *testing.T) {
 			wantSlots:  map[string]map[string]int64{"train": {"gpu": 8}},
 		},
 		{
+			// Measured on gpu only: 4× against what? No evidence, no label.
+			name:  "measured on one type only",
+			nodes: join(cpu4, gpu1),
+			classes: []LayoutClass{
+				{Name: "train", Demand: 8, Rates: map[string]float64{"gpu": 4}},
+			},
+			wantNote:  "no class runs",
+			wantSlots: map[string]map[string]int64{"train": {"gpu": 8}},
+		},
+		{
+			// One slot of a 16-slot type (below the 10% default) does not
+			// relabel two nodes.
+			name:  "too little demand for a whole type",
+			nodes: join(cpu4, nodesOf("gpu", "", 2, 8)),
+			classes: []LayoutClass{
+				{Name: "train", Demand: 1, Rates: map[string]float64{"cpu": 1, "gpu": 4}},
+			},
+			wantNote:  "would fill 1 of its 16 slots",
+			wantSlots: map[string]map[string]int64{"train": {"gpu": 1}},
+		},
+		{
 			// A type never measured for any class is no reason for a label,
 			// whatever the flow does with it.
 			name:  "unmeasured type",
@@ -174,6 +195,7 @@ func TestPlanLayoutBadInput(t *testing.T) {
 		{"node without type", []LayoutNode{{ID: "a:1", Slots: 8}}, nil, LayoutOptions{}, "node a:1 has no type"},
 		{"speedup below 1", ok, nil, LayoutOptions{MinSpeedup: 0.5}, "at least 1"},
 		{"negative demand", ok, []LayoutClass{{Name: "x", Demand: -1}}, LayoutOptions{}, "class x has negative demand"},
+		{"share above 1", ok, nil, LayoutOptions{MinShare: 2}, "min share"},
 		{"bad bandwidth", ok, nil, LayoutOptions{Bandwidth: Bandwidth{NodeLocal: 1}}, "bandwidth must be positive"},
 	}
 	for _, c := range cases {

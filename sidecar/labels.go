@@ -33,14 +33,19 @@ func LabelChangeFrom(l affinity.Layout, existing []yarn.Label) LabelChange {
 	}
 	out := LabelChange{Nodes: map[string]string{}, Grants: map[string][]string{}}
 	for _, lp := range l.Labels {
+		if lp.Exists || len(lp.Nodes) == 0 {
+			continue // in place: the queue planner steers access and shares
+		}
 		if !have[lp.Name] {
 			out.Add = append(out.Add, yarn.Label{Name: lp.Name, Exclusive: lp.Exclusive})
+			// Only a label the sidecar creates gets its first access grant;
+			// an existing one's queue configuration is the planner's.
+			if len(lp.Queues) > 0 {
+				out.Grants[lp.Name] = append([]string(nil), lp.Queues...)
+			}
 		}
 		for _, n := range lp.Nodes {
 			out.Nodes[n] = lp.Name
-		}
-		if len(lp.Queues) > 0 {
-			out.Grants[lp.Name] = append([]string(nil), lp.Queues...)
 		}
 		out.Reasons = append(out.Reasons, fmt.Sprintf("label %s on %d %s nodes: %s", lp.Name, len(lp.Nodes), lp.NodeType, lp.Reason))
 	}

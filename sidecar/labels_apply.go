@@ -52,7 +52,7 @@ func (a *Applier) ApplyLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 	if err != nil || res != ResultApplied || len(ch.Grants) == 0 {
 		return res, err
 	}
-	return a.grantLabels(ctx, ch)
+	return a.grantLabels(ctx, api, ch)
 }
 
 // nodeKey names a node's label in an audit record's before/after.
@@ -188,7 +188,17 @@ func strandCheck(before, next map[string]string) error {
 
 // grantLabels gives each new label's queues access, as one mutation
 // through Apply (validation, version check, verify, rollback, audit).
-func (a *Applier) grantLabels(ctx context.Context, ch LabelChange) (Result, error) {
+func (a *Applier) grantLabels(ctx context.Context, api NodeLabelAPI, ch LabelChange) (Result, error) {
+	// Local validation checks labels against the cluster's: read them now
+	// that the new ones exist.
+	labels, err := api.NodeLabels(ctx)
+	if err != nil {
+		return ResultFailed, fmt.Errorf("labels applied; read node labels to grant access: %w", err)
+	}
+	a.Labels = a.Labels[:0:0]
+	for _, l := range labels {
+		a.Labels = append(a.Labels, l.Name)
+	}
 	base, err := a.API.SchedulerConf(ctx)
 	if err != nil {
 		return ResultFailed, fmt.Errorf("labels applied; read scheduler-conf to grant access: %w", err)
@@ -207,9 +217,6 @@ func (a *Applier) grantLabels(ctx context.Context, ch LabelChange) (Result, erro
 		if desired, err = GrantLabelAccess(desired, l, ch.Grants[l]); err != nil {
 			return ResultRejected, err
 		}
-		if !containsString(a.Labels, l) {
-			a.Labels = append(a.Labels, l)
-		}
 	}
 	m := schedconf.Diff(base, desired)
 	plan := &Plan{Time: a.now(), ConfVersion: version, Mutation: m, Base: base, Desired: desired, Reasons: ch.Reasons}
@@ -220,13 +227,4 @@ func (a *Applier) grantLabels(ctx context.Context, ch LabelChange) (Result, erro
 	sort.Slice(plan.Changes, func(i, j int) bool { return plan.Changes[i].Property < plan.Changes[j].Property })
 	out, err := a.Apply(ctx, plan)
 	return out.Result, err
-}
-
-func containsString(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

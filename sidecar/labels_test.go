@@ -2,16 +2,20 @@ package sidecar
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/affinity"
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -268,4 +272,61 @@ func TestGrantLabelAccess(t *testing.T) {
 	if _, err := GrantLabelAccess(base, "gpu", []string{"root.nosuch"}); err == nil || !strings.Contains(err.Error(), "root.nosuch") {
 		t.Errorf("unknown queue: %v", err)
 	}
+}
+
+func TestLayouterWaitsForAStableProposal(t *testing.T) {
+	snap := cluster.Snapshot{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	for i, typ := range []string{"cpu", "cpu", "cpu", "gpu"} {
+		snap.Nodes = append(snap.Nodes, cluster.Node{ID: fmt.Sprintf("%s-%d:8041", typ, i), Host: fmt.Sprintf("%s-%d", typ, i), State: "RUNNING",
+			Total: cluster.Resource{MemoryMB: 16384}})
+	}
+	snap.Apps = []cluster.App{{ID: "a1", Queue: "root.ml", State: cluster.AppRunning, Tags: []string{"jobclass=train"},
+		Allocated: cluster.Resource{MemoryMB: 16384}}}
+	table := calibrate.Estimate(trainSamples(), calibrate.Options{MinSamples: 1, Reference: map[string]string{"*": "cpu"}})
+	l := &LabelLayouter{Table: func() *calibrate.Table { return table }, ClassKey: calibrate.ClassKey("tag"),
+		Classifier: calibrate.Classifier{Rules: []calibrate.NodeTypeRule{{Name: "gpu", HostPattern: "gpu-*"}, {Name: "cpu", HostPattern: "cpu-*"}}},
+		Config:     LabelsConfig{StableCycles: 2, MinInterval: time.Hour}}
+	steps := []struct {
+		at    time.Duration
+		ready bool
+		wait  string
+	}{
+		{0, false, "1 of 2"},
+		{30 * time.Second, true, ""},
+	}
+	for i, s := range steps {
+		snap.Time = snap.Time.Add(s.at)
+		rep, err := l.Propose(snap, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Ready != s.ready || !strings.Contains(rep.Waiting, s.wait) {
+			t.Fatalf("step %d: ready %v waiting %q, want %v %q (layout %+v)", i, rep.Ready, rep.Waiting, s.ready, s.wait, rep.Layout)
+		}
+	}
+	l.Applied(snap.Time)
+	// Right after a change the interval holds the next one back.
+	for i := 0; i < 3; i++ {
+		snap.Time = snap.Time.Add(time.Minute)
+		rep, _ := l.Propose(snap, nil)
+		if rep.Ready {
+			t.Fatalf("ready %d min after a change; min interval is 1h", i+1)
+		}
+	}
+	snap.Time = snap.Time.Add(time.Hour)
+	if rep, _ := l.Propose(snap, nil); !rep.Ready {
+		t.Fatalf("not ready an hour later: %q", rep.Waiting)
+	}
+}
+
+// trainSamples: train maps take 40 s on cpu and 10 s on gpu (4×).
+func trainSamples() []calibrate.Sample {
+	var out []calibrate.Sample
+	for i := 0; i < 6; i++ {
+		for typ, sec := range map[string]int{"cpu": 40, "gpu": 10} {
+			out = append(out, calibrate.Sample{AttemptID: fmt.Sprintf("a%d-%s", i, typ), JobID: "j1", Class: "train", NodeType: typ,
+				Elapsed: time.Duration(sec) * time.Second, Finish: time.Unix(int64(i), 0)})
+		}
+	}
+	return out
 }
