@@ -55,7 +55,13 @@ type LayoutOptions struct {
 	// MinShare: the classes that justify a label must fill at least this
 	// share of the type's slots in the flow (default 0.1), so a handful of
 	// containers never relabels a whole hardware generation.
-	MinShare  float64
+	MinShare float64
+	// NoExplore turns off calibration partitions: by default a node type
+	// no running class has been measured on gets a label of its own, so
+	// the planner can send work there to measure it (Lee's calibration
+	// phase). Without it, compute-only nodes in the default partition stay
+	// idle under delay scheduling (no local data) and are never measured.
+	NoExplore bool
 	Bandwidth Bandwidth
 }
 
@@ -307,10 +313,65 @@ func PlanLayout(nodes []LayoutNode, classes []LayoutClass, opt LayoutOptions) (L
 		lp.Reason = strings.Join(why, "; ")
 		out.Labels = append(out.Labels, lp)
 	}
+	if !opt.NoExplore {
+		out.Labels = append(out.Labels, explore(nodes, classes, types, bulk, out.Labels, opt)...)
+	}
 	if len(out.Labels) == 0 {
 		out.Notes = append(out.Notes, fmt.Sprintf("no class runs %.1f× faster on a type other than %s: no label needed", opt.MinSpeedup, bulk))
 	}
 	return out, nil
+}
+
+// explore proposes a calibration partition for each non-bulk node type
+// that no class with demand has been measured on, its unlabelled nodes,
+// with access for those classes' queues.
+func explore(nodes []LayoutNode, classes []LayoutClass, types []string, bulk string, planned []LabelPlan, opt LayoutOptions) []LabelPlan {
+	var out []LabelPlan
+	for _, t := range types {
+		if t == bulk || hasType(planned, t) {
+			continue
+		}
+		measured := false
+		lp := LabelPlan{Name: LabelFor(t), NodeType: t, Exclusive: opt.Exclusive}
+		for _, c := range classes {
+			if c.Demand == 0 {
+				continue
+			}
+			if _, ok := c.Rates[t]; ok {
+				measured = true
+				break
+			}
+			lp.Classes = append(lp.Classes, c.Name)
+			if c.Queue != "" && !contains(lp.Queues, c.Queue) {
+				lp.Queues = append(lp.Queues, c.Queue)
+			}
+		}
+		if measured || len(lp.Classes) == 0 {
+			continue
+		}
+		for _, n := range nodes {
+			if n.Type == t && n.Label == "" {
+				lp.Nodes = append(lp.Nodes, n.ID)
+			}
+		}
+		if len(lp.Nodes) == 0 {
+			continue
+		}
+		sort.Strings(lp.Nodes)
+		sort.Strings(lp.Queues)
+		lp.Reason = fmt.Sprintf("no running class has been measured on %s (%s); a partition of its own lets the planner send them there to measure it (calibration)", t, strings.Join(lp.Classes, ", "))
+		out = append(out, lp)
+	}
+	return out
+}
+
+func hasType(ls []LabelPlan, t string) bool {
+	for _, l := range ls {
+		if l.NodeType == t {
+			return true
+		}
+	}
+	return false
 }
 
 // slowdownCost is a slot's cost on a type: its slowdown against the

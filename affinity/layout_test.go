@@ -123,6 +123,7 @@ func TestPlanLayout(t *testing.T) {
 			classes: []LayoutClass{
 				{Name: "train", Demand: 8, Rates: map[string]float64{"gpu": 4}},
 			},
+			opt:       LayoutOptions{NoExplore: true},
 			wantNote:  "no class runs",
 			wantSlots: map[string]map[string]int64{"train": {"gpu": 8}},
 		},
@@ -138,15 +139,39 @@ func TestPlanLayout(t *testing.T) {
 			wantSlots: map[string]map[string]int64{"train": {"gpu": 1}},
 		},
 		{
-			// A type never measured for any class is no reason for a label,
-			// whatever the flow does with it.
+			// A type never measured is no reason for a speed label,
+			// whatever the flow does with it...
 			name:  "unmeasured type",
 			nodes: join(cpu4, gpu1),
 			classes: []LayoutClass{
 				{Name: "train", Demand: 40, Rates: map[string]float64{"cpu": 1}},
 			},
+			opt:       LayoutOptions{NoExplore: true},
 			wantNote:  "no class runs",
 			wantSlots: map[string]map[string]int64{"train": {"cpu": 32, "gpu": 8}},
+		},
+		{
+			// ...but by default it gets a calibration partition so the
+			// classes can be measured there.
+			name:  "unmeasured type gets a calibration partition",
+			nodes: join(cpu4, gpu1),
+			classes: []LayoutClass{
+				{Name: "train", Queue: "root.ml", Demand: 40, Rates: map[string]float64{"cpu": 1}},
+				{Name: "idle", Queue: "root.x", Demand: 0, Rates: map[string]float64{"cpu": 1}},
+			},
+			wantLabels: []string{"gpu"},
+			wantNodes:  map[string][]string{"gpu": {"gpu-a:8041"}},
+			wantSlots:  map[string]map[string]int64{"train": {"cpu": 32, "gpu": 8}},
+		},
+		{
+			// Once one class is measured there, no exploration.
+			name:  "measured type is not explored",
+			nodes: join(cpu4, gpu1),
+			classes: []LayoutClass{
+				{Name: "train", Demand: 8, Rates: map[string]float64{"cpu": 1}},
+				{Name: "sort", Demand: 8, Rates: map[string]float64{"cpu": 1, "gpu": 1}},
+			},
+			wantNote: "no class runs",
 		},
 	}
 	for _, c := range cases {
