@@ -40,6 +40,9 @@ type Daemon struct {
 	Loop     *sidecar.Loop
 	Board    *sidecar.StatusBoard
 	Periodic map[string]func()
+	// Layouter and LabelAPI serve `labels plan|apply` whatever the config.
+	Layouter *sidecar.LabelLayouter
+	LabelAPI sidecar.NodeLabelAPI
 	closers  []func() error
 }
 
@@ -109,6 +112,10 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		Log:     log,
 		OnCycle: deps.OnCycle(d.Board, cfg.Mode),
 	}
+	if cfg.Safety.AllowNodeLabelChanges {
+		d.Loop.Labels, d.Loop.LabelAPI = deps.Layouter, deps.Client
+	}
+	d.Layouter, d.LabelAPI = deps.Layouter, deps.Client
 	d.Periodic = deps.Periodic(cfg)
 	_ = time.Second
 	return d, nil
