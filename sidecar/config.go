@@ -62,6 +62,8 @@ type Config struct {
 	// Labels lays out node-label partitions (safety.allow_node_label_changes
 	// lets the daemon apply them; `labels plan` shows them anyway).
 	Labels LabelsConfig `yaml:"labels"`
+	// HDFS is where the NameNodes are and how often to read block maps.
+	HDFS HDFSConfig `yaml:"hdfs"`
 }
 
 // KerberosConfig is SPNEGO to Kerberized web endpoints: a keytab and
@@ -228,6 +230,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Timeout < 0 {
 		add("timeout", "must be positive, got %s", c.Timeout)
+	}
+	if c.HDFS.MaxCallsPerCycle < 0 {
+		add("hdfs.max_calls_per_cycle", "must not be negative, got %d", c.HDFS.MaxCallsPerCycle)
 	}
 	if c.Interval < time.Second {
 		add("interval", "must be at least 1s, got %s", c.Interval)

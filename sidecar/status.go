@@ -87,6 +87,9 @@ type Status struct {
 	BoundPS float64       `json:"boundPS"`
 	History []PSPoint     `json:"history"`
 	Plans   []PlanRecord  `json:"plans"`
+	// Inputs is the latest cycle's view of running jobs' HDFS inputs,
+	// unreadable ones with their error (nil when block maps are off).
+	Inputs *InputsReport `json:"inputs,omitempty"`
 }
 
 // StatusBoard holds the latest Status behind a lock, with bounded history.
