@@ -44,6 +44,12 @@ type BlockMapReader interface {
 	Calls() int64
 }
 
+// InputDirSource reads a job's mapreduce.input.fileinputformat.inputdir
+// from its AM (or JobHistory) conf: *yarn.Client.
+type InputDirSource interface {
+	JobInputDir(ctx context.Context, app cluster.App, jobID string) (string, error)
+}
+
 // JobInput is one job's input as the NameNode reported it, or why it could
 // not be read. A job whose input could not be read has Err set and no
 // shares: it is reported, never guessed.
@@ -98,7 +104,10 @@ func (r *InputsReport) Failed() []JobInput {
 // cycle. Entries outlive their job by Retain, so the learner can place the
 // finished job's attempts (node-local, rack-local, off-switch).
 type BlockMaps struct {
-	Reader           BlockMapReader
+	Reader BlockMapReader
+	// Conf, when set, reads the input paths of jobs whose snapshot lacks
+	// them (once per job, just before its block map is read).
+	Conf             InputDirSource
 	MaxCallsPerCycle int
 	// RetryAfter is how long an unreadable input is left before it is
 	// tried again (default 10 min): a missing path stays missing for the
@@ -116,6 +125,7 @@ type BlockMaps struct {
 type cachedInput struct {
 	in       JobInput
 	lastSeen time.Time
+	noInput  bool // the job conf names no input dir
 }
 
 // Refresh reads the block maps of running jobs not yet cached, within the
@@ -152,14 +162,16 @@ func (b *BlockMaps) Refresh(ctx context.Context, snap cluster.Snapshot) *InputsR
 		if a.Job == nil {
 			continue
 		}
-		if len(a.Job.InputPaths) == 0 {
+		c := b.cache[a.Job.ID]
+		if len(a.Job.InputPaths) == 0 && b.Conf == nil || c != nil && c.noInput {
 			rep.NoInput++
 			continue
 		}
-		c := b.cache[a.Job.ID]
 		stale := c == nil || c.in.Err != "" && snap.Time.Sub(c.in.ReadAt) >= retry
 		if stale {
-			if int(b.Reader.Calls()-start) >= budget {
+			// Every read costs at least one call (a conf read when the
+			// input is unreadable), so jobs read are capped too.
+			if int(b.Reader.Calls()-start) >= budget || rep.Read >= budget {
 				rep.Deferred++
 				if c == nil {
 					continue
@@ -168,6 +180,10 @@ func (b *BlockMaps) Refresh(ctx context.Context, snap cluster.Snapshot) *InputsR
 				c = b.read(ctx, a, snap.Time)
 				b.cache[a.Job.ID] = c
 				rep.Read++
+				if c.noInput {
+					rep.NoInput++
+					continue
+				}
 			}
 		}
 		c.lastSeen = snap.Time
@@ -193,11 +209,22 @@ func (b *BlockMaps) Refresh(ctx context.Context, snap cluster.Snapshot) *InputsR
 
 func (b *BlockMaps) read(ctx context.Context, a cluster.App, now time.Time) *cachedInput {
 	in := JobInput{AppID: a.ID, JobID: a.Job.ID, Queue: a.Queue, Paths: a.Job.InputPaths, ReadAt: now}
-	m, err := b.Reader.JobBlockMap(ctx, a.Job.InputPaths)
+	if len(in.Paths) == 0 {
+		dir, err := b.Conf.JobInputDir(ctx, a, a.Job.ID)
+		if err != nil {
+			in.Err = fmt.Sprintf("read input paths of %s: %v", a.Job.ID, err)
+			return &cachedInput{in: in, lastSeen: now}
+		}
+		in.Paths = hdfs.SplitInputDirs(dir)
+		if len(in.Paths) == 0 {
+			return &cachedInput{in: in, lastSeen: now, noInput: true}
+		}
+	}
+	m, err := b.Reader.JobBlockMap(ctx, in.Paths)
 	if err != nil {
-		in.Err = fmt.Sprintf("read block map of %s (input %v): %v", a.Job.ID, a.Job.InputPaths, err)
+		in.Err = fmt.Sprintf("read block map of %s (input %v): %v", a.Job.ID, in.Paths, err)
 		if b.Log != nil {
-			b.Log.Warn("job input unreadable", "app", a.ID, "job", a.Job.ID, "paths", a.Job.InputPaths, "error", err)
+			b.Log.Warn("job input unreadable", "app", a.ID, "job", a.Job.ID, "paths", in.Paths, "error", err)
 		}
 	} else {
 		in.m, in.Bytes = m, m.Bytes
