@@ -120,6 +120,15 @@ type BlockMaps struct {
 
 	mu    sync.Mutex
 	cache map[string]*cachedInput // job id → input
+	last  *InputsReport
+}
+
+// Last is the latest cycle's report (nil before the first), for the
+// decision steps that run after Refresh in the same cycle.
+func (b *BlockMaps) Last() *InputsReport {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.last
 }
 
 type cachedInput struct {
@@ -204,6 +213,7 @@ func (b *BlockMaps) Refresh(ctx context.Context, snap cluster.Snapshot) *InputsR
 			delete(b.cache, id)
 		}
 	}
+	b.last = rep
 	return rep
 }
 

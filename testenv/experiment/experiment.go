@@ -273,6 +273,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	if inputs != nil {
 		loop.BlockMaps = inputs.maps
+		wireReadCost(loop, inputs.maps, learner, classifier, calibrate.ClassKey(cfg.JobClass.By))
 	}
 	for !c.Done() {
 		if c.Now().Sub(sc.Start) > Limit {
