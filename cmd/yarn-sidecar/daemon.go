@@ -111,6 +111,8 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		Mode:    cfg.Mode,
 		Log:     log,
 		OnCycle: deps.OnCycle(d.Board, cfg.Mode),
+		// Block maps (hdfs.enabled): read before the learner and decision.
+		BlockMaps: deps.BlockMaps,
 	}
 	if cfg.Safety.AllowNodeLabelChanges {
 		d.Loop.Labels, d.Loop.LabelAPI = deps.Layouter, deps.Client
