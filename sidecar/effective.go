@@ -137,8 +137,11 @@ func (e effectiveRates) Rate(class, typ string) (float64, bool) {
 // measured processing time, Tr the split read at t's measured bandwidth
 // for where the input lives now (affinity.TaskSeconds). A queue whose data
 // sits on storage nodes therefore rates compute-only nodes by what they
-// are worth after the remote reads, not by their CPU alone. Other cells
-// keep the CR table's ratio. Pure: no I/O. ref gives a class's reference
+// are worth after the remote reads, not by their CPU alone. Where neither
+// the processing time nor the CR ratio on t is known yet, processing is
+// taken as equal to the reference's (as the decider takes an unknown CR
+// as 1) and only the reads are counted. Other cells keep the CR table's
+// ratio. Pure: no I/O. ref gives a class's reference
 // type (the CR table's).
 func EffectiveRates(base progress.Rates, ref func(class string) string, loc map[string]map[string]affinity.Locality, rc ReadCost) (progress.Rates, []string) {
 	cells := map[string]map[string]float64{}
@@ -157,11 +160,18 @@ func EffectiveRates(base progress.Rates, ref func(class string) string, loc map[
 		}
 		tRef := affinity.TaskSeconds(tpRef, 1, p.BlockMiB, loc[c][r], rc.bandwidth(r))
 		for t, l := range loc[c] {
-			tp, ok := p.Seconds[t]
-			if !ok || tp <= 0 {
-				continue
+			cr := 1.0
+			if tp, ok := p.Seconds[t]; ok && tp > 0 {
+				cr = tpRef / tp
+			} else if base != nil {
+				if _, known := base.Rate(c, t); known {
+					continue // the CR table's measured ratio stands
+				}
+				// Neither the processing time nor the CR is known on t:
+				// the decider takes its CR as 1 (uncalibrated); the reads
+				// it would cost there are known, so they are counted.
 			}
-			tt := affinity.TaskSeconds(tpRef, tpRef/tp, p.BlockMiB, l, rc.bandwidth(t))
+			tt := affinity.TaskSeconds(tpRef, cr, p.BlockMiB, l, rc.bandwidth(t))
 			if cells[c] == nil {
 				cells[c] = map[string]float64{}
 			}

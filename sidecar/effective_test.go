@@ -22,7 +22,7 @@ import (
 // gain: 60.32/21.28 = 2.835.
 func TestEffectiveRatesLee(t *testing.T) {
 	loc := map[string]map[string]affinity.Locality{
-		"scan":   {"storage": {NodeLocal: 1}, "compute": {RackLocal: 1}},
+		"scan":   {"storage": {NodeLocal: 1}, "compute": {RackLocal: 1}, "gpu": {}},
 		"crunch": {"storage": {NodeLocal: 1}, "compute": {RackLocal: 1}},
 	}
 	rc := ReadCost{
@@ -33,6 +33,7 @@ func TestEffectiveRatesLee(t *testing.T) {
 		Bandwidth: map[string]calibrate.ReadBandwidth{
 			"storage": {NodeLocal: 400},
 			"compute": {RackLocal: 100},
+			"gpu":     {OffSwitch: 40},
 		},
 		Prior: affinity.Bandwidth{NodeLocal: 1, RackLocal: 1, OffSwitch: 1}, // must be overridden by what was measured
 	}
@@ -46,6 +47,9 @@ func TestEffectiveRatesLee(t *testing.T) {
 		{"scan", "compute", 1.32 / (1/1.5 + 1.28)},
 		{"crunch", "compute", 60.32 / 21.28},
 		{"other", "compute", 2}, // no input known: the CR table's ratio
+		// Processing and CR unknown on gpu: processing taken as the
+		// reference's, reads counted: 1.32 / (1 + 128/40).
+		{"scan", "gpu", 1.32 / (1 + 3.2)},
 	}
 	for _, c := range cases {
 		got, ok := rates.Rate(c.class, c.typ)
