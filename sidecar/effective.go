@@ -137,11 +137,10 @@ func (e effectiveRates) Rate(class, typ string) (float64, bool) {
 // measured processing time, Tr the split read at t's measured bandwidth
 // for where the input lives now (affinity.TaskSeconds). A queue whose data
 // sits on storage nodes therefore rates compute-only nodes by what they
-// are worth after the remote reads, not by their CPU alone. Where neither
-// the processing time nor the CR ratio on t is known yet, processing is
-// taken as equal to the reference's (as the decider takes an unknown CR
-// as 1) and only the reads are counted. Other cells keep the CR table's
-// ratio. Pure: no I/O. ref gives a class's reference
+// are worth after the remote reads, not by their CPU alone. Cells whose
+// processing time is not measured keep the CR table's ratio, or stay
+// unknown (so the plan's calibration share still measures them). Pure:
+// no I/O. ref gives a class's reference
 // type (the CR table's).
 func EffectiveRates(base progress.Rates, ref func(class string) string, loc map[string]map[string]affinity.Locality, rc ReadCost) (progress.Rates, []string) {
 	cells := map[string]map[string]float64{}
@@ -160,17 +159,14 @@ func EffectiveRates(base progress.Rates, ref func(class string) string, loc map[
 		}
 		tRef := affinity.TaskSeconds(tpRef, 1, p.BlockMiB, loc[c][r], rc.bandwidth(r))
 		for t, l := range loc[c] {
-			cr := 1.0
-			if tp, ok := p.Seconds[t]; ok && tp > 0 {
-				cr = tpRef / tp
-			} else if base != nil {
-				if _, known := base.Rate(c, t); known {
-					continue // the CR table's measured ratio stands
-				}
-				// Neither the processing time nor the CR is known on t:
-				// the decider takes its CR as 1 (uncalibrated); the reads
-				// it would cost there are known, so they are counted.
+			// Only where the processing time on t was measured: an
+			// unknown cell stays unknown, so the plan's calibration
+			// share (Lee) still sends work there to measure it.
+			tp, ok := p.Seconds[t]
+			if !ok || tp <= 0 {
+				continue
 			}
+			cr := tpRef / tp
 			tt := affinity.TaskSeconds(tpRef, cr, p.BlockMiB, l, rc.bandwidth(t))
 			if cells[c] == nil {
 				cells[c] = map[string]float64{}

@@ -47,15 +47,17 @@ func TestEffectiveRatesLee(t *testing.T) {
 		{"scan", "compute", 1.32 / (1/1.5 + 1.28)},
 		{"crunch", "compute", 60.32 / 21.28},
 		{"other", "compute", 2}, // no input known: the CR table's ratio
-		// Processing and CR unknown on gpu: processing taken as the
-		// reference's, reads counted: 1.32 / (1 + 128/40).
-		{"scan", "gpu", 1.32 / (1 + 3.2)},
 	}
 	for _, c := range cases {
 		got, ok := rates.Rate(c.class, c.typ)
 		if !ok || math.Abs(got-c.want) > 1e-3 {
 			t.Errorf("%s on %s: %.4f (%v), want %.4f", c.class, c.typ, got, ok, c.want)
 		}
+	}
+	// Processing unknown on gpu and no CR there: left unknown, so the
+	// plan's calibration share still measures it.
+	if r, ok := rates.Rate("scan", "gpu"); ok {
+		t.Errorf("scan on gpu (nothing measured) = %v, want unknown", r)
 	}
 	if len(notes) != 2 {
 		t.Errorf("notes %q", notes)
