@@ -11,11 +11,11 @@ import (
 // from the mini NameNode, infers each finished map's locality from it, and
 // learns read bandwidths within 15% of what the scenario's reads run at.
 func TestBlockMapsLearnBandwidth(t *testing.T) {
-	sc, err := sim.LoadScenario("data-heavy")
+	sc, err := sim.LoadScenario(smallDataHeavy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := RunSidecar("data-heavy", 1, SidecarOptions{BlockMaps: true})
+	res, err := RunSidecar(smallDataHeavy, 1, SidecarOptions{BlockMaps: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,3 +66,6 @@ func TestBlockMapsLearnBandwidth(t *testing.T) {
 		t.Errorf("only %d (type, locality) bandwidths measured, want ≥2: %+v", measured, res.Bandwidths)
 	}
 }
+
+// smallDataHeavy is data-heavy with fewer jobs, so the test takes seconds.
+const smallDataHeavy = "testdata/data-heavy-small.yaml"

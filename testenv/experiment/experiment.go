@@ -148,7 +148,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	historyPath := o.history
 	if historyPath == "" {
-		historyPath = filepath.Join(dir, fmt.Sprintf("history-%s-%d.db", scenario, seed))
+		historyPath = filepath.Join(dir, fmt.Sprintf("history-%s-%d.db", filepath.Base(scenario), seed))
 	}
 	if o.WarmupSteered && o.WarmupSeed != 0 {
 		w := o
@@ -216,7 +216,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	audit, err := sidecar.OpenAuditLog(filepath.Join(dir, fmt.Sprintf("audit-%s-%d.jsonl", scenario, seed)))
+	audit, err := sidecar.OpenAuditLog(filepath.Join(dir, fmt.Sprintf("audit-%s-%d.jsonl", filepath.Base(scenario), seed)))
 	if err != nil {
 		return Result{}, err
 	}
