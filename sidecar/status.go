@@ -53,6 +53,48 @@ type QueueStatus struct {
 	Containers  int     `json:"containers"`
 	JobsAtRisk  int     `json:"jobsAtRisk"`
 	CapNeeded   float64 `json:"capacityNeededPct,omitempty"` // for its deadlines
+	// AdminCapacity is the guarantee the admin configured (% of parent):
+	// the first value the sidecar saw, from the audit log's first "before"
+	// or the first snapshot. Nil when not known.
+	AdminCapacity *float64 `json:"adminCapacity,omitempty"`
+	// Band is the range the sidecar may move the guarantee in, when the
+	// decision reports one (% of parent); Pinned queues are never moved.
+	BandLow  *float64 `json:"bandLow,omitempty"`
+	BandHigh *float64 `json:"bandHigh,omitempty"`
+	Pinned   bool     `json:"pinned,omitempty"`
+}
+
+// QueuePoint is one queue in one partition at one cycle: its guarantee and
+// what it used, both as % of the partition (absolute).
+type QueuePoint struct {
+	Queue       string  `json:"queue"`
+	Partition   string  `json:"partition"`
+	Capacity    float64 `json:"capacity"`    // configured, % of parent
+	AbsCapacity float64 `json:"absCapacity"` // % of partition
+	AbsUsed     float64 `json:"absUsed"`     // % of partition
+}
+
+// QueueShare is a queue's running jobs' progress shares summed, against the
+// queue's fair share of PS, at one cycle.
+type QueueShare struct {
+	Queue string  `json:"queue"`
+	Jobs  int     `json:"jobs"`
+	PS    float64 `json:"ps"`
+	Fair  float64 `json:"fair"`
+}
+
+// HourCount counts plans that changed the configuration in one hour.
+type HourCount struct {
+	Hour  time.Time `json:"hour"`
+	Count int       `json:"count"`
+}
+
+// Coverage is how much of the class × node-type rate table is known.
+type Coverage struct {
+	Classes   int `json:"classes"`
+	NodeTypes int `json:"nodeTypes"`
+	Known     int `json:"known"`
+	Cells     int `json:"cells"`
 }
 
 // PSPoint is ΣPS, min PS and each job's PS at one cycle.
@@ -62,6 +104,9 @@ type PSPoint struct {
 	MinPS float64            `json:"minPS"`
 	Bound float64            `json:"bound"`
 	Jobs  map[string]float64 `json:"jobs"` // app id → PS
+	// Queues and Shares are each queue's guarantee, use and PS this cycle.
+	Queues []QueuePoint `json:"queues,omitempty"`
+	Shares []QueueShare `json:"shares,omitempty"`
 }
 
 // PlanRecord is one cycle's plan and what became of it.
@@ -87,6 +132,47 @@ type Status struct {
 	BoundPS float64       `json:"boundPS"`
 	History []PSPoint     `json:"history"`
 	Plans   []PlanRecord  `json:"plans"`
+
+	// The header's state-now fields.
+	Cycle int64 `json:"cycle"`
+	// RMVersion is /cluster/info hadoopVersion ("" = not read).
+	RMVersion string `json:"rmVersion,omitempty"`
+	// ValidationPath says how a plan is validated before it is applied
+	// (e.g. "RM" via scheduler-conf/validate, or "local-only"); "" = not
+	// reported by the applier.
+	ValidationPath string `json:"validationPath,omitempty"`
+	// PreemptionEnabled is nil when not known.
+	PreemptionEnabled *bool `json:"preemptionEnabled,omitempty"`
+	// LostWorkSeconds is container-seconds lost to preemption, when measured.
+	LostWorkSeconds *float64 `json:"lostWorkSeconds,omitempty"`
+	// Warnings are this cycle's: unreadable snapshot parts, decision notes.
+	Warnings []string `json:"warnings"`
+	// Mutations counts configuration-changing plans per hour (applied, or
+	// would-be in dry-run).
+	Mutations []HourCount `json:"mutationsPerHour"`
+	// Admin is the admin's guarantee per queue and partition (% of parent),
+	// keyed AdminKey(queue, partition): the first value seen.
+	Admin map[string]float64 `json:"adminCapacity,omitempty"`
+	// LastRunning is the last cycle at which any job ran.
+	LastRunning time.Time `json:"lastRunning,omitempty"`
+}
+
+// AdminKey keys Status.Admin.
+func AdminKey(queue, partition string) string { return queue + "|" + partition }
+
+// Coverage counts the known cells of the rate table.
+func (s Status) Coverage() Coverage {
+	classes, types := map[string]bool{}, map[string]bool{}
+	var c Coverage
+	for _, r := range s.Rates {
+		classes[r.Class], types[r.NodeType] = true, true
+		if r.Known {
+			c.Known++
+		}
+	}
+	c.Classes, c.NodeTypes = len(classes), len(types)
+	c.Cells = c.Classes * c.NodeTypes
+	return c
 }
 
 // StatusBoard holds the latest Status behind a lock, with bounded history.
@@ -110,6 +196,9 @@ func (b *StatusBoard) Update(f func(*Status)) {
 	}
 	if n := len(b.st.Plans); n > 200 {
 		b.st.Plans = append([]PlanRecord(nil), b.st.Plans[n-200:]...)
+	}
+	if n := len(b.st.Mutations); n > 168 { // a week of hours
+		b.st.Mutations = append([]HourCount(nil), b.st.Mutations[n-168:]...)
 	}
 }
 

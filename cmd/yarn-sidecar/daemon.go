@@ -110,6 +110,7 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		OnCycle: deps.OnCycle(d.Board, cfg.Mode),
 	}
 	d.Periodic = deps.Periodic(cfg)
+	recordHeader(d.Board, deps.Client, cfg.AuditLog, log)
 	_ = time.Second
 	return d, nil
 }

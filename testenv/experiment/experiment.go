@@ -217,6 +217,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	slot := sidecarSlot()
 	res := Result{Scenario: scenario, Seed: seed, Mode: "sidecar"}
 	board := &sidecar.StatusBoard{}
+	if info, err := client.ClusterInfo(ctx); err == nil {
+		sidecar.RecordRM(board, info.HadoopVersion)
+	}
 	loop := &sidecar.Loop{
 		Observer: api,
 		Learner:  learner,
