@@ -166,7 +166,7 @@ func TestStatusTable(t *testing.T) {
 	t.Logf("status:\n%s", out)
 	for _, want := range []string{
 		"cycle 1 at ", "mode apply", "preemption unknown", "(Hadoop 3.4.1)", "validation unknown",
-		"2 jobs running · ΣPS ",
+		"2 jobs running, ", " containers · ΣPS ",
 		"QUEUE", "GUARANTEE (ADMIN → NOW)", "PS / FAIR",
 	} {
 		if !strings.Contains(out, want) {

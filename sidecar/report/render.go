@@ -48,6 +48,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"div60": func(x float64) float64 { return x / 60 },
 	"onoff": onOff,
 	"adm":   admin,
+	"ps":    psText,
 	"pct1":  func(x float64) string { return trimPct(x) + "%" },
 	"heat":  heatColor,
 	"part":  partitionName,

@@ -98,6 +98,25 @@ func TestRenderHasEverySection(t *testing.T) {
 	}
 }
 
+// Jobs holding a container or two of thousands of slots: the header says
+// the cluster is nearly idle rather than "ΣPS 0.00".
+func TestRenderNearlyIdleStatesIt(t *testing.T) {
+	st := sampleStatus()
+	st.SumPS, st.MinPS = 0.0006, 0.0003
+	st.Jobs[0].Containers = map[string]int{"cpu": 1}
+	var buf bytes.Buffer
+	if err := Render(&buf, st, Options{Generated: time.Unix(0, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	html := buf.String()
+	if !strings.Contains(html, "Nearly idle: the 1 running job(s) hold 1 container(s) of the cluster's slots (ΣPS &lt;0.01 of a possible 1.27)") {
+		t.Errorf("nearly idle header missing:\n%s", html[strings.Index(html, `id="state"`):strings.Index(html, `id="warnings"`)])
+	}
+	if strings.Contains(html, "ΣPS <b") {
+		t.Error("nearly idle report prints ΣPS as a headline number")
+	}
+}
+
 // At the end of a run nothing runs: the header says so instead of ΣPS 0.00.
 func TestRenderIdleClusterStatesIt(t *testing.T) {
 	st := sampleStatus()

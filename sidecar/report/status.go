@@ -24,6 +24,8 @@ type Header struct {
 	ValidationPath    string           `json:"validationPath"`
 	Coverage          sidecar.Coverage `json:"calibrationCoverage"`
 	RunningJobs       int              `json:"runningJobs"`
+	// Containers is what the running jobs hold, summed over node types.
+	Containers int `json:"containers"`
 	// SumPS and MinPS are nil when nothing runs (not 0: there is no share).
 	SumPS       *float64  `json:"sumPS"`
 	MinPS       *float64  `json:"minPS"`
@@ -38,6 +40,11 @@ func HeaderOf(st sidecar.Status) Header {
 	h := Header{Time: st.Time, Cycle: st.Cycle, Mode: st.Mode, PreemptionEnabled: st.PreemptionEnabled, RM: st.RM,
 		RMVersion: st.RMVersion, ValidationPath: st.ValidationPath, Coverage: st.Coverage(), RunningJobs: len(st.Jobs),
 		LastRunning: st.LastRunning, LostWork: st.LostWorkSeconds, Warnings: []string{}}
+	for _, j := range st.Jobs {
+		for _, n := range j.Containers {
+			h.Containers += n
+		}
+	}
 	if len(st.Jobs) > 0 {
 		s, m, b := st.SumPS, st.MinPS, st.BoundPS
 		h.SumPS, h.MinPS, h.BoundPS = &s, &m, &b
@@ -174,7 +181,7 @@ func WriteStatus(w io.Writer, st sidecar.Status) error {
 		}
 		fmt.Fprintf(w, "no jobs running (%s): no progress shares to show\n", last)
 	} else {
-		fmt.Fprintf(w, "%d jobs running · ΣPS %.2f (bound %.2f) · min PS %.2f\n", h.RunningJobs, *h.SumPS, *h.BoundPS, *h.MinPS)
+		fmt.Fprintf(w, "%d jobs running, %d containers · ΣPS %s (bound %.2f) · min PS %s\n", h.RunningJobs, h.Containers, psText(*h.SumPS), *h.BoundPS, psText(*h.MinPS))
 	}
 	for _, wn := range h.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wn)
@@ -204,6 +211,15 @@ func WriteStatus(w io.Writer, st sidecar.Status) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// psText prints a progress share; below 0.01 it says so rather than
+// printing a zero (a job holding one container of thousands of slots).
+func psText(x float64) string {
+	if x > 0 && x < 0.01 {
+		return "<0.01"
+	}
+	return fmt.Sprintf("%.2f", x)
 }
 
 func admin(p *float64) string {
