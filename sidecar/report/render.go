@@ -663,11 +663,17 @@ func partitionName(p string) string {
 	return p
 }
 
-// fmtMinutes prints minutes as "42m" or "1h05m".
+// fmtMinutes prints minutes as "5m", "2m05s" or "1h05m": seconds matter
+// for jobs of a few minutes, not for hours.
 func fmtMinutes(m float64) string {
-	d := time.Duration(m * float64(time.Minute)).Round(time.Minute)
+	d := time.Duration(m * float64(time.Minute))
 	if d >= time.Hour {
+		d = d.Round(time.Minute)
 		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	d = d.Round(time.Second)
+	if s := int(d.Seconds()) % 60; s != 0 {
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), s)
 	}
 	return fmt.Sprintf("%dm", int(d.Minutes()))
 }

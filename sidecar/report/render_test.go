@@ -188,3 +188,11 @@ func TestShareChartsSmoothAndGapWhenIdle(t *testing.T) {
 		}
 	}
 }
+
+func TestFmtMinutes(t *testing.T) {
+	for m, want := range map[float64]string{5: "5m", 2.0833: "2m05s", 0.5: "0m30s", 65: "1h05m", 125.4: "2h05m"} {
+		if got := fmtMinutes(m); got != want {
+			t.Errorf("fmtMinutes(%v) = %q, want %q", m, got, want)
+		}
+	}
+}
