@@ -49,6 +49,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"onoff": onOff,
 	"adm":   admin,
 	"ps":    psText,
+	"mul":   func(a, b int) int { return a * b },
 	"pct1":  func(x float64) string { return trimPct(x) + "%" },
 	"heat":  heatColor,
 	"part":  partitionName,
@@ -109,6 +110,7 @@ type view struct {
 	Queues   map[string][]sidecar.JobStatus
 	QNames   []string
 	Why      []cycleWhy
+	Churn    []queueChurn
 	Classes  []classRow
 	Goals    goalCounts
 	Window   string
@@ -251,6 +253,7 @@ func Render(w io.Writer, st sidecar.Status, opts Options) error {
 	for i := len(st.Plans) - 1; i >= 0; i-- { // newest first
 		v.Why = append(v.Why, explain(st.Plans[i]))
 	}
+	v.Churn = churn(st.Plans)
 
 	t0 := st.Time
 	if len(st.History) > 0 {
@@ -577,6 +580,47 @@ func timeline(st sidecar.Status, o *Outcomes, mins func(time.Time) float64) (tim
 		tl.Baseline = append(tl.Baseline, b)
 	}
 	return tl, g
+}
+
+// queueChurn is how often the plans changed one queue, and how many of
+// those changes undid the queue's previous change of the same property
+// (a → b then b → a): the flapping an admin should see before trusting it.
+type queueChurn struct {
+	Queue    string
+	Changes  int
+	Reversed int
+}
+
+func churn(plans []sidecar.PlanRecord) []queueChurn {
+	type last struct{ from, to string }
+	prev := map[[2]string]last{}
+	by := map[string]*queueChurn{}
+	for _, p := range plans {
+		if p.Result != sidecar.ResultApplied && p.Result != sidecar.ResultDryRun {
+			continue
+		}
+		for _, c := range p.Changes {
+			if c.Queue == "" {
+				continue
+			}
+			q := by[c.Queue]
+			if q == nil {
+				q = &queueChurn{Queue: c.Queue}
+				by[c.Queue] = q
+			}
+			k := [2]string{c.Queue, c.Property}
+			if l, ok := prev[k]; ok && l.from == c.To && l.to == c.From {
+				q.Reversed++
+			}
+			prev[k] = last{c.From, c.To}
+			q.Changes++
+		}
+	}
+	out := []queueChurn{}
+	for _, k := range sortedKeys(by) {
+		out = append(out, *by[k])
+	}
+	return out
 }
 
 // explain turns one plan into a sentence per queue and the global changes'

@@ -196,3 +196,20 @@ func TestFmtMinutes(t *testing.T) {
 		}
 	}
 }
+
+func TestChurnCountsReversals(t *testing.T) {
+	ch := func(from, to string) sidecar.Change {
+		return sidecar.Change{Queue: "root.a", Property: "accessible-node-labels.gpu.capacity", From: from, To: to}
+	}
+	plans := []sidecar.PlanRecord{
+		{Result: sidecar.ResultApplied, Changes: []sidecar.Change{ch("25", "50")}},
+		{Result: sidecar.ResultApplied, Changes: []sidecar.Change{ch("50", "25")}},  // undoes
+		{Result: sidecar.ResultRejected, Changes: []sidecar.Change{ch("25", "50")}}, // not applied: ignored
+		{Result: sidecar.ResultApplied, Changes: []sidecar.Change{ch("25", "50")}},  // undoes again
+		{Result: sidecar.ResultApplied, Changes: []sidecar.Change{ch("50", "75")}},
+	}
+	got := churn(plans)
+	if len(got) != 1 || got[0].Changes != 4 || got[0].Reversed != 2 {
+		t.Errorf("churn = %+v, want root.a 4 changes, 2 reversed", got)
+	}
+}
