@@ -28,6 +28,7 @@ func RecordCycle(b *StatusBoard, rep CycleReport) {
 		if len(d.Jobs) > 0 {
 			st.LastRunning = now
 		}
+		st.Seen, st.Finished = trackJobs(st.Seen, st.Finished, d.Jobs, now)
 
 		// The admin's guarantee: the first value seen (a plan's "from" is
 		// the live value before the sidecar touched it; SeedAdmin loads the
@@ -111,6 +112,36 @@ func RecordCycle(b *StatusBoard, rep CycleReport) {
 		}
 		st.Warnings = cycleWarnings(rep, st.Queues)
 	})
+}
+
+// trackJobs updates the jobs seen running: new ones start at now, running
+// ones move their last sighting, and those gone since the last cycle are
+// finished. It builds new values (readers hold the old ones).
+func trackJobs(seen map[string]SeenJob, finished []SeenJob, jobs []JobStatus, now time.Time) (map[string]SeenJob, []SeenJob) {
+	next := make(map[string]SeenJob, len(jobs))
+	for _, j := range jobs {
+		sj, ok := seen[j.AppID]
+		if !ok {
+			sj = SeenJob{AppID: j.AppID, Name: j.Name, Queue: j.Queue, Class: j.Class, FirstSeen: now}
+		}
+		sj.LastSeen = now
+		if j.Deadline != nil {
+			d := *j.Deadline
+			sj.Deadline = &d
+		}
+		next[j.AppID] = sj
+	}
+	var gone []SeenJob
+	for id, sj := range seen {
+		if _, ok := next[id]; !ok {
+			gone = append(gone, sj)
+		}
+	}
+	if len(gone) == 0 {
+		return next, finished
+	}
+	sort.Slice(gone, func(i, j int) bool { return gone[i].AppID < gone[j].AppID })
+	return next, append(append([]SeenJob(nil), finished...), gone...)
 }
 
 // SeedAdmin records the admin's guarantees from the audit log: for each

@@ -145,3 +145,16 @@ func TestMetricsAdminAndFair(t *testing.T) {
 		}
 	}
 }
+
+func TestTrackJobsFinished(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	seen, fin := trackJobs(nil, nil, []JobStatus{{AppID: "a"}, {AppID: "b"}}, t0)
+	seen, fin = trackJobs(seen, fin, []JobStatus{{AppID: "b"}}, t0.Add(30*time.Second))
+	seen, fin = trackJobs(seen, fin, nil, t0.Add(time.Minute))
+	if len(seen) != 0 || len(fin) != 2 {
+		t.Fatalf("seen %v finished %v", seen, fin)
+	}
+	if fin[0].AppID != "a" || !fin[0].LastSeen.Equal(t0) || fin[1].AppID != "b" || !fin[1].LastSeen.Equal(t0.Add(30*time.Second)) || !fin[1].FirstSeen.Equal(t0) {
+		t.Errorf("finished = %+v", fin)
+	}
+}

@@ -83,6 +83,19 @@ type QueueShare struct {
 	Fair  float64 `json:"fair"`
 }
 
+// SeenJob is a job the sidecar saw running, from its first to its last
+// cycle: the daemon's own record of finished jobs (no baseline; times are
+// the cycles', so within one interval of the real submit and finish).
+type SeenJob struct {
+	AppID     string     `json:"appId"`
+	Name      string     `json:"name"`
+	Queue     string     `json:"queue"`
+	Class     string     `json:"class"`
+	FirstSeen time.Time  `json:"firstSeen"`
+	LastSeen  time.Time  `json:"lastSeen"`
+	Deadline  *time.Time `json:"deadline,omitempty"`
+}
+
 // HourCount counts plans that changed the configuration in one hour.
 type HourCount struct {
 	Hour  time.Time `json:"hour"`
@@ -155,6 +168,10 @@ type Status struct {
 	Admin map[string]float64 `json:"adminCapacity,omitempty"`
 	// LastRunning is the last cycle at which any job ran.
 	LastRunning time.Time `json:"lastRunning,omitempty"`
+	// Seen are the jobs seen running (bounded); Finished those no longer
+	// running, newest last.
+	Seen     map[string]SeenJob `json:"-"`
+	Finished []SeenJob          `json:"finished"`
 }
 
 // AdminKey keys Status.Admin.
@@ -196,6 +213,9 @@ func (b *StatusBoard) Update(f func(*Status)) {
 	}
 	if n := len(b.st.Plans); n > 200 {
 		b.st.Plans = append([]PlanRecord(nil), b.st.Plans[n-200:]...)
+	}
+	if n := len(b.st.Finished); n > 2000 {
+		b.st.Finished = append([]SeenJob(nil), b.st.Finished[n-2000:]...)
 	}
 	if n := len(b.st.Mutations); n > 168 { // a week of hours
 		b.st.Mutations = append([]HourCount(nil), b.st.Mutations[n-168:]...)

@@ -91,6 +91,17 @@ type Outcomes struct {
 	Steered      []JobOutcome
 }
 
+// seenOutcomes are the jobs the sidecar itself saw finish, without a
+// baseline: what a daemon's /report can show of "what it bought".
+func seenOutcomes(fin []sidecar.SeenJob) *Outcomes {
+	o := &Outcomes{}
+	for _, j := range fin {
+		o.Steered = append(o.Steered, JobOutcome{AppID: j.AppID, Name: j.Name, Class: j.Class, Queue: j.Queue,
+			Submit: j.FirstSeen, Finish: j.LastSeen, Deadline: j.Deadline})
+	}
+	return o
+}
+
 // SmoothWindow is the moving-average window of the per-queue PS charts.
 const SmoothWindow = 5 * time.Minute
 
@@ -221,6 +232,9 @@ type cdfChart struct {
 func Render(w io.Writer, st sidecar.Status, opts Options) error {
 	if opts.Title == "" {
 		opts.Title = "yarn-sidecar report"
+	}
+	if opts.Outcomes == nil && len(st.Finished) > 0 {
+		opts.Outcomes = seenOutcomes(st.Finished)
 	}
 	v := view{Options: opts, Status: st, Header: HeaderOf(st), ChartJS: template.JS(chartJS), Queues: map[string][]sidecar.JobStatus{},
 		Window: fmtMinutes(SmoothWindow.Minutes()), Rows: StatusOf(st).Queues}

@@ -213,3 +213,27 @@ func TestChurnCountsReversals(t *testing.T) {
 		t.Errorf("churn = %+v, want root.a 4 changes, 2 reversed", got)
 	}
 }
+
+// Without a baseline, a daemon's report shows the jobs it saw finish.
+func TestRenderSeenJobsWithoutBaseline(t *testing.T) {
+	st := sampleStatus()
+	t0 := st.Time
+	dl := t0.Add(-time.Minute)
+	st.Finished = []sidecar.SeenJob{
+		{AppID: "a1", Name: "sort-1", Class: "sort", FirstSeen: t0.Add(-20 * time.Minute), LastSeen: t0.Add(-10 * time.Minute)},
+		{AppID: "a2", Name: "sort-2", Class: "sort", FirstSeen: t0.Add(-15 * time.Minute), LastSeen: t0.Add(-2 * time.Minute), Deadline: &dl},
+	}
+	var buf bytes.Buffer
+	if err := Render(&buf, st, Options{Generated: time.Unix(0, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	html := buf.String()
+	for _, want := range []string{`id="no-baseline"`, "jobs this sidecar saw finish", "Met <b>1</b>, missed <b class=\"\">0</b> with the sidecar.", `id="boxes"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "the baseline met") {
+		t.Error("report compares with a baseline it does not have")
+	}
+}
