@@ -50,6 +50,7 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"adm":   admin,
 	"ps":    psText,
 	"mul":   func(a, b int) int { return a * b },
+	"used":  usedText,
 	"pct1":  func(x float64) string { return trimPct(x) + "%" },
 	"heat":  heatColor,
 	"part":  partitionName,

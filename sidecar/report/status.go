@@ -192,7 +192,7 @@ func WriteStatus(w io.Writer, st sidecar.Status) error {
 	for _, q := range doc.Queues {
 		jobs, ps, risk := fmt.Sprint(q.Jobs), "idle", fmt.Sprint(q.JobsAtRisk)
 		if q.Jobs > 0 {
-			ps = fmt.Sprintf("%.2f / %.2f", q.PS, q.FairPS)
+			ps = psText(q.PS) + " / " + psText(q.FairPS)
 		}
 		name := q.Queue
 		if q.Pinned {
@@ -207,7 +207,7 @@ func WriteStatus(w io.Writer, st sidecar.Status) error {
 			if i > 0 {
 				name, jobs, ps, risk = "", "", "", ""
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f%%\t%s\t%s\t%s\n", name, p.Partition, guar, p.AbsUsed, jobs, ps, risk)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, p.Partition, guar, usedText(p.AbsUsed), jobs, ps, risk)
 		}
 	}
 	return tw.Flush()
@@ -220,6 +220,14 @@ func psText(x float64) string {
 		return "<0.01"
 	}
 	return fmt.Sprintf("%.2f", x)
+}
+
+// usedText prints a use in % of the partition; a sliver is not 0%.
+func usedText(x float64) string {
+	if x > 0 && x < 0.05 {
+		return "<0.1%"
+	}
+	return fmt.Sprintf("%.1f%%", x)
 }
 
 func admin(p *float64) string {
