@@ -177,6 +177,28 @@ func SeedAdmin(b *StatusBoard, entries []AuditEntry) {
 	})
 }
 
+// MarkPinned marks the queues the config pins (observed, never changed) on
+// the latest status, with a warning each so the header says why the
+// sidecar leaves them alone.
+func MarkPinned(b *StatusBoard, queues map[string]QueueConfig) {
+	b.Update(func(st *Status) {
+		qs := make([]QueueStatus, len(st.Queues)) // readers hold the old slice
+		copy(qs, st.Queues)
+		warned := map[string]bool{}
+		for i := range qs {
+			if !queues[qs[i].Queue].Pinned {
+				continue
+			}
+			qs[i].Pinned = true
+			if !warned[qs[i].Queue] {
+				warned[qs[i].Queue] = true
+				st.Warnings = append(append([]string(nil), st.Warnings...), fmt.Sprintf("queue %s is pinned: the sidecar leaves it as the admin set it", qs[i].Queue))
+			}
+		}
+		st.Queues = qs
+	})
+}
+
 // RecordRM records what the RM says about itself (/cluster/info).
 func RecordRM(b *StatusBoard, hadoopVersion string) {
 	b.Update(func(st *Status) { st.RMVersion = hadoopVersion })
@@ -251,8 +273,6 @@ func cycleWarnings(rep CycleReport, queues []QueueStatus) []string {
 			name += " on " + q.Partition
 		}
 		switch {
-		case q.Pinned:
-			out = append(out, fmt.Sprintf("queue %s is pinned: the sidecar leaves it as the admin set it", name))
 		case q.BandLow != nil && q.Capacity <= *q.BandLow+0.05:
 			out = append(out, fmt.Sprintf("queue %s is at the low edge of its band (%.1f%% of parent, band %.1f–%.1f%%)", name, q.Capacity, *q.BandLow, ptr(q.BandHigh)))
 		case q.BandHigh != nil && q.Capacity >= *q.BandHigh-0.05:

@@ -158,3 +158,22 @@ func TestTrackJobsFinished(t *testing.T) {
 		t.Errorf("finished = %+v", fin)
 	}
 }
+
+func TestMarkPinned(t *testing.T) {
+	b := &StatusBoard{}
+	RecordCycle(b, cycleAt(time.Unix(0, 0), 1, 25, nil, nil, ResultNoChange))
+	before := b.Get()
+	MarkPinned(b, map[string]QueueConfig{"root.crypto": {Pinned: true}, "root.other": {Weight: 2}})
+	st := b.Get()
+	for _, q := range st.Queues {
+		if !q.Pinned {
+			t.Errorf("queue %s/%s not marked pinned", q.Queue, q.Partition)
+		}
+	}
+	if len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "root.crypto is pinned") {
+		t.Errorf("warnings = %q, want one for root.crypto", st.Warnings)
+	}
+	if before.Queues[0].Pinned {
+		t.Error("MarkPinned changed a status a reader already holds")
+	}
+}
