@@ -118,10 +118,10 @@ func serveStatus(b *sidecar.StatusBoard) http.HandlerFunc {
 func recordHeader(b *sidecar.StatusBoard, client *yarn.Client, auditPath string, log hclog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if info, err := client.ClusterInfo(ctx); err != nil {
+	if v, err := client.RMVersion(ctx); err != nil {
 		log.Warn("RM version unknown", "error", err)
 	} else {
-		sidecar.RecordRM(b, info.HadoopVersion)
+		sidecar.RecordRM(b, v)
 	}
 	f, err := os.Open(auditPath)
 	if errors.Is(err, os.ErrNotExist) {

@@ -217,8 +217,8 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	slot := sidecarSlot()
 	res := Result{Scenario: scenario, Seed: seed, Mode: "sidecar"}
 	board := &sidecar.StatusBoard{}
-	if info, err := client.ClusterInfo(ctx); err == nil {
-		sidecar.RecordRM(board, info.HadoopVersion)
+	if v, err := client.RMVersion(ctx); err == nil {
+		sidecar.RecordRM(board, v)
 	}
 	loop := &sidecar.Loop{
 		Observer: api,
