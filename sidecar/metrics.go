@@ -20,7 +20,6 @@ type Metrics struct {
 	cycles         prometheus.Counter
 
 	sumPS, minPS, boundPS, jobPS, rate, rateSamples, queueCap, queueUsed, deadlineJobs, pMeetMin *prometheus.Desc
-	adminCap, fairPS, warnings                                                                   *prometheus.Desc
 }
 
 // NewMetrics registers the sidecar's metrics on reg.
@@ -46,14 +45,14 @@ func NewMetrics(reg prometheus.Registerer, board *StatusBoard) (*Metrics, error)
 		queueUsed:    prometheus.NewDesc(ns+"_queue_used_ratio", "Used resources of a queue as a share of the partition, computed per partition (not from cluster metrics).", []string{"queue", "partition"}, nil),
 		deadlineJobs: prometheus.NewDesc(ns+"_deadline_jobs", "Running jobs with a completion-time goal, by queue and verdict.", []string{"queue", "verdict"}, nil),
 		pMeetMin:     prometheus.NewDesc(ns+"_deadline_meet_probability_min", "Lowest predicted probability of meeting its deadline among a queue's jobs.", []string{"queue"}, nil),
-		adminCap:     prometheus.NewDesc(ns+"_queue_admin_capacity_ratio", "Guaranteed capacity the admin configured for a queue (share of its parent; the first value the sidecar saw), to compare with what the sidecar set.", []string{"queue", "partition"}, nil),
-		fairPS:       prometheus.NewDesc(ns+"_queue_fair_share", "Fair share of progress share of a queue's running jobs (compare with yarn_sidecar_queue_progress_share).", []string{"queue"}, nil),
-		warnings:     prometheus.NewDesc(ns+"_warnings", "Warnings of the last cycle (unreadable snapshot parts, decision notes, queues at a band's edge).", nil, nil),
 	}
 	for _, c := range []prometheus.Collector{m.planResults, m.observeSeconds, m.observeErrors, m.cycles, m} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
+	}
+	if err := reg.Register(newQueueCollector(board)); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -85,8 +84,7 @@ func endpointGroup(what string) string {
 
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.sumPS, m.minPS, m.boundPS, m.jobPS, m.rate, m.rateSamples, m.queueCap, m.queueUsed, m.deadlineJobs, m.pMeetMin,
-		m.adminCap, m.fairPS, m.warnings} {
+	for _, d := range []*prometheus.Desc{m.sumPS, m.minPS, m.boundPS, m.jobPS, m.rate, m.rateSamples, m.queueCap, m.queueUsed, m.deadlineJobs, m.pMeetMin} {
 		ch <- d
 	}
 }
@@ -102,12 +100,10 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(m.boundPS, prometheus.GaugeValue, st.BoundPS)
 	type qc struct{ q, c string }
 	ps := map[qc]float64{}
-	fair := map[string]float64{}
 	verdicts := map[[2]string]int{}
 	pmin := map[string]float64{}
 	for _, j := range st.Jobs {
 		ps[qc{j.Queue, j.Class}] += j.PS
-		fair[j.Queue] += j.FairShare
 		if j.Deadline != nil && j.Verdict != "" {
 			verdicts[[2]string{j.Queue, j.Verdict}]++
 		}
@@ -119,15 +115,6 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	}
 	for k, v := range ps {
 		ch <- prometheus.MustNewConstMetric(m.jobPS, prometheus.GaugeValue, v, k.q, k.c)
-	}
-	for q, f := range fair {
-		ch <- prometheus.MustNewConstMetric(m.fairPS, prometheus.GaugeValue, f, q)
-	}
-	ch <- prometheus.MustNewConstMetric(m.warnings, prometheus.GaugeValue, float64(len(st.Warnings)))
-	for _, q := range st.Queues {
-		if q.AdminCapacity != nil {
-			ch <- prometheus.MustNewConstMetric(m.adminCap, prometheus.GaugeValue, *q.AdminCapacity/100, q.Queue, q.Partition)
-		}
 	}
 	for k, n := range verdicts {
 		ch <- prometheus.MustNewConstMetric(m.deadlineJobs, prometheus.GaugeValue, float64(n), k[0], k[1])

@@ -9,109 +9,121 @@ import (
 )
 
 // RecordCycle folds one cycle's report into the status board: the latest
-// jobs, rates and queues, a point of the history (PS per job, each queue's
-// guarantee, use and PS against its fair share), the plan record, the
-// mutations per hour and the header's warnings.
+// jobs, rates and queues, a point of the PS history, and the plan record;
+// recordOverview adds what the report's header and queue charts need.
 func RecordCycle(b *StatusBoard, rep CycleReport) {
 	b.Update(func(st *Status) {
 		if rep.Snapshot.Time.IsZero() {
 			return
 		}
 		d := rep.Decision
-		now := rep.Snapshot.Time
-		st.Time, st.RM, st.Cycle = now, rep.Snapshot.RM, rep.Cycle
-		st.Jobs, st.Rates = d.Jobs, d.Rates
+		st.Time, st.RM = rep.Snapshot.Time, rep.Snapshot.RM
+		st.Jobs, st.Rates, st.Queues = d.Jobs, d.Rates, d.Queues
 		st.SumPS, st.MinPS, st.BoundPS = d.SumPS, d.MinPS, d.BoundPS
-		if st.Mode == "" {
-			st.Mode = modeOf(rep.Outcome.Result)
-		}
-		if len(d.Jobs) > 0 {
-			st.LastRunning = now
-		}
-		st.Seen, st.Finished = trackJobs(st.Seen, st.Finished, d.Jobs, now)
-
-		// The admin's guarantee: the first value seen (a plan's "from" is
-		// the live value before the sidecar touched it; SeedAdmin loads the
-		// audit log's first "before" on restart, so it wins over both).
-		admin := st.Admin
-		copied := false
-		remember := func(key string, v float64) {
-			if _, ok := admin[key]; ok {
-				return
-			}
-			if !copied { // copy on write: readers hold the old map
-				m := make(map[string]float64, len(admin)+1)
-				for k, x := range admin {
-					m[k] = x
-				}
-				admin, copied = m, true
-			}
-			admin[key] = v
-		}
-		if rep.Plan != nil {
-			for _, c := range rep.Plan.Changes {
-				if p, ok := capacityPartition(c.Property); ok {
-					if v, err := strconv.ParseFloat(strings.TrimSpace(c.From), 64); err == nil {
-						remember(AdminKey(c.Queue, p), v)
-					}
-				}
-			}
-		}
-		for _, q := range d.Queues {
-			remember(AdminKey(q.Queue, q.Partition), q.Capacity)
-		}
-		st.Admin = admin
-
-		pt := PSPoint{Time: now, SumPS: d.SumPS, MinPS: d.MinPS, Bound: d.BoundPS, Jobs: map[string]float64{}}
-		shares := map[string]*QueueShare{}
+		pt := PSPoint{Time: rep.Snapshot.Time, SumPS: d.SumPS, MinPS: d.MinPS, Bound: d.BoundPS, Jobs: map[string]float64{}}
 		for _, j := range d.Jobs {
 			pt.Jobs[j.AppID] = j.PS
-			s := shares[j.Queue]
-			if s == nil {
-				s = &QueueShare{Queue: j.Queue}
-				shares[j.Queue] = s
-			}
-			s.Jobs++
-			s.PS += j.PS
-			s.Fair += j.FairShare
 		}
-		for _, s := range shares {
-			pt.Shares = append(pt.Shares, *s)
-		}
-		sort.Slice(pt.Shares, func(i, j int) bool { return pt.Shares[i].Queue < pt.Shares[j].Queue })
-
-		atRisk := map[string]int{}
-		for _, j := range d.Jobs {
-			if j.Verdict != "" && j.Verdict != "on track" && j.Deadline != nil {
-				atRisk[j.Queue]++
-			}
-		}
-		st.Queues = make([]QueueStatus, 0, len(d.Queues))
-		for _, q := range d.Queues {
-			if v, ok := admin[AdminKey(q.Queue, q.Partition)]; ok && q.AdminCapacity == nil {
-				x := v
-				q.AdminCapacity = &x
-			}
-			if q.JobsAtRisk == 0 {
-				q.JobsAtRisk = atRisk[q.Queue]
-			}
-			st.Queues = append(st.Queues, q)
-			pt.Queues = append(pt.Queues, QueuePoint{Queue: q.Queue, Partition: q.Partition, Capacity: q.Capacity, AbsCapacity: q.AbsCapacity, AbsUsed: q.AbsUsed})
-		}
+		recordOverview(st, rep, &pt)
 		st.History = append(st.History, pt)
-
 		if rep.Plan != nil && !rep.Plan.Empty() {
-			pr := PlanRecord{Time: now, Result: rep.Outcome.Result, Changes: rep.Plan.Changes, Reasons: rep.Plan.Reasons}
+			pr := PlanRecord{Time: rep.Snapshot.Time, Result: rep.Outcome.Result, Changes: rep.Plan.Changes, Reasons: rep.Plan.Reasons}
 			if rep.Err != nil {
 				pr.Error = rep.Err.Error()
 			}
 			st.Plans = append(st.Plans, pr)
-			if len(rep.Plan.Changes) > 0 && (pr.Result == ResultApplied || pr.Result == ResultDryRun) {
-				st.Mutations = countHour(st.Mutations, now)
+			countMutation(st, pr)
+		}
+	})
+}
+
+// recordOverview records the cycle number, mode, jobs seen finishing, the
+// admin's guarantees (the first value seen: a plan's "from" is the live
+// value before the sidecar touched it; SeedAdmin loads the audit log's
+// first "before" on restart, so it wins over both), each queue's guarantee,
+// use and PS against its fair share on the history point, and the warnings.
+func recordOverview(st *Status, rep CycleReport, pt *PSPoint) {
+	d := rep.Decision
+	now := rep.Snapshot.Time
+	st.Cycle = rep.Cycle
+	if st.Mode == "" {
+		st.Mode = modeOf(rep.Outcome.Result)
+	}
+	if len(d.Jobs) > 0 {
+		st.LastRunning = now
+	}
+	st.Seen, st.Finished = trackJobs(st.Seen, st.Finished, d.Jobs, now)
+
+	admin := st.Admin
+	copied := false
+	remember := func(key string, v float64) {
+		if _, ok := admin[key]; ok {
+			return
+		}
+		if !copied { // copy on write: readers hold the old map
+			m := make(map[string]float64, len(admin)+1)
+			for k, x := range admin {
+				m[k] = x
+			}
+			admin, copied = m, true
+		}
+		admin[key] = v
+	}
+	if rep.Plan != nil {
+		for _, c := range rep.Plan.Changes {
+			if p, ok := capacityPartition(c.Property); ok {
+				if v, err := strconv.ParseFloat(strings.TrimSpace(c.From), 64); err == nil {
+					remember(AdminKey(c.Queue, p), v)
+				}
 			}
 		}
-		st.Warnings = cycleWarnings(rep, st.Queues)
-	})
+	}
+	for _, q := range d.Queues {
+		remember(AdminKey(q.Queue, q.Partition), q.Capacity)
+	}
+	st.Admin = admin
+
+	shares := map[string]*QueueShare{}
+	atRisk := map[string]int{}
+	for _, j := range d.Jobs {
+		s := shares[j.Queue]
+		if s == nil {
+			s = &QueueShare{Queue: j.Queue}
+			shares[j.Queue] = s
+		}
+		s.Jobs++
+		s.PS += j.PS
+		s.Fair += j.FairShare
+		if j.Verdict != "" && j.Verdict != "on track" && j.Deadline != nil {
+			atRisk[j.Queue]++
+		}
+	}
+	for _, s := range shares {
+		pt.Shares = append(pt.Shares, *s)
+	}
+	sort.Slice(pt.Shares, func(i, j int) bool { return pt.Shares[i].Queue < pt.Shares[j].Queue })
+
+	st.Queues = make([]QueueStatus, 0, len(d.Queues))
+	for _, q := range d.Queues {
+		if v, ok := admin[AdminKey(q.Queue, q.Partition)]; ok && q.AdminCapacity == nil {
+			x := v
+			q.AdminCapacity = &x
+		}
+		if q.JobsAtRisk == 0 {
+			q.JobsAtRisk = atRisk[q.Queue]
+		}
+		st.Queues = append(st.Queues, q)
+		pt.Queues = append(pt.Queues, QueuePoint{Queue: q.Queue, Partition: q.Partition, Capacity: q.Capacity, AbsCapacity: q.AbsCapacity, AbsUsed: q.AbsUsed})
+	}
+	st.Warnings = cycleWarnings(rep, st.Queues)
+}
+
+// countMutation counts a plan that changed (or, in dry-run, would have
+// changed) the configuration in its hour.
+func countMutation(st *Status, pr PlanRecord) {
+	if len(pr.Changes) > 0 && (pr.Result == ResultApplied || pr.Result == ResultDryRun) {
+		st.Mutations = countHour(st.Mutations, pr.Time)
+	}
 }
 
 // trackJobs updates the jobs seen running: new ones start at now, running

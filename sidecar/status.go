@@ -134,6 +134,7 @@ type PlanRecord struct {
 // Status is what metrics and reports show: the latest cycle plus a bounded
 // history. It is filled by the loop and read concurrently by HTTP handlers.
 type Status struct {
+	Overview
 	Time    time.Time     `json:"time"`
 	RM      string        `json:"rm"`
 	Mode    Mode          `json:"mode"`
@@ -145,8 +146,13 @@ type Status struct {
 	BoundPS float64       `json:"boundPS"`
 	History []PSPoint     `json:"history"`
 	Plans   []PlanRecord  `json:"plans"`
+}
 
-	// The header's state-now fields.
+// Overview is what the report's header, queue table and "what it bought"
+// need beyond one cycle's view: the state now, the admin's guarantees, jobs
+// seen finishing and plans per hour. Embedded in Status (its JSON fields
+// sit beside Status's own).
+type Overview struct {
 	Cycle int64 `json:"cycle"`
 	// RMVersion is /cluster/info hadoopVersion ("" = not read).
 	RMVersion string `json:"rmVersion,omitempty"`
@@ -172,24 +178,6 @@ type Status struct {
 	// running, newest last.
 	Seen     map[string]SeenJob `json:"-"`
 	Finished []SeenJob          `json:"finished"`
-}
-
-// AdminKey keys Status.Admin.
-func AdminKey(queue, partition string) string { return queue + "|" + partition }
-
-// Coverage counts the known cells of the rate table.
-func (s Status) Coverage() Coverage {
-	classes, types := map[string]bool{}, map[string]bool{}
-	var c Coverage
-	for _, r := range s.Rates {
-		classes[r.Class], types[r.NodeType] = true, true
-		if r.Known {
-			c.Known++
-		}
-	}
-	c.Classes, c.NodeTypes = len(classes), len(types)
-	c.Cells = c.Classes * c.NodeTypes
-	return c
 }
 
 // StatusBoard holds the latest Status behind a lock, with bounded history.
@@ -227,4 +215,22 @@ func (b *StatusBoard) Get() Status {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	return b.st
+}
+
+// AdminKey keys Status.Admin.
+func AdminKey(queue, partition string) string { return queue + "|" + partition }
+
+// Coverage counts the known cells of the rate table.
+func (s Status) Coverage() Coverage {
+	classes, types := map[string]bool{}, map[string]bool{}
+	var c Coverage
+	for _, r := range s.Rates {
+		classes[r.Class], types[r.NodeType] = true, true
+		if r.Known {
+			c.Known++
+		}
+	}
+	c.Classes, c.NodeTypes = len(classes), len(types)
+	c.Cells = c.Classes * c.NodeTypes
+	return c
 }

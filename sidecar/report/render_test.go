@@ -27,8 +27,11 @@ func sampleStatus() sidecar.Status {
 		}
 	}
 	return sidecar.Status{
-		Time: t0.Add(30 * time.Second), RM: "http://rm:8088", Mode: sidecar.ModeApply, SumPS: 1.25, MinPS: 0.6, BoundPS: 1.27, Cycle: 2,
-		RMVersion: "3.3.6", ValidationPath: "local-only", PreemptionEnabled: &on, Warnings: []string{"part of the snapshot could not be read: app application_1_0002 tasks (timeout)"},
+		Time: t0.Add(30 * time.Second), RM: "http://rm:8088", Mode: sidecar.ModeApply, SumPS: 1.25, MinPS: 0.6, BoundPS: 1.27,
+		Overview: sidecar.Overview{Cycle: 2, RMVersion: "3.3.6", ValidationPath: "local-only", PreemptionEnabled: &on,
+			Warnings:  []string{"part of the snapshot could not be read: app application_1_0002 tasks (timeout)"},
+			Admin:     map[string]float64{"root.crypto|": 50, "root.crypto|gpu": 25, "root.sort|": 50, "root.sort|gpu": 75},
+			Mutations: []sidecar.HourCount{{Hour: t0, Count: 1}}},
 		Jobs: []sidecar.JobStatus{{AppID: "application_1_0001", Name: "crypto-1", Queue: "root.crypto", Class: "crypto", PS: 0.6, FairShare: 0.5,
 			Progress: 0.4, Deadline: &dl, P50: &p50, P90: &p90, PMeet: &pm, Needed: 12, Verdict: "on track",
 			CDF: []sidecar.CDFPoint{{T: t0.Add(50 * time.Minute), P: 0.1}, {T: p50, P: 0.5}, {T: p90, P: 0.9}}}},
@@ -40,13 +43,11 @@ func sampleStatus() sidecar.Status {
 			{Queue: "root.crypto", Partition: "gpu", Capacity: 75, AbsCapacity: 75, AbsUsed: 60, AdminCapacity: &admin25},
 			{Queue: "root.sort", Partition: "", Capacity: 50, AbsCapacity: 50, AbsUsed: 40, AdminCapacity: &admin50},
 			{Queue: "root.sort", Partition: "gpu", Capacity: 25, AbsCapacity: 25, AbsUsed: 10, Pinned: true}},
-		Admin: map[string]float64{"root.crypto|": 50, "root.crypto|gpu": 25, "root.sort|": 50, "root.sort|gpu": 75},
 		History: []sidecar.PSPoint{
 			{Time: t0, SumPS: 1.0, MinPS: 0.5, Bound: 1.27, Jobs: map[string]float64{"application_1_0001": 0.5},
 				Queues: qpts(25), Shares: []sidecar.QueueShare{{Queue: "root.crypto", Jobs: 1, PS: 0.5, Fair: 0.5}}},
 			{Time: t0.Add(30 * time.Second), SumPS: 1.25, MinPS: 0.6, Bound: 1.27, Jobs: map[string]float64{"application_1_0001": 0.6},
 				Queues: qpts(75), Shares: []sidecar.QueueShare{{Queue: "root.crypto", Jobs: 1, PS: 0.6, Fair: 0.5}}}},
-		Mutations: []sidecar.HourCount{{Hour: t0, Count: 1}},
 		Plans: []sidecar.PlanRecord{{Time: t0, Result: sidecar.ResultApplied, Reasons: []string{"queue crypto: jobs run 2.0× on gpu vs the default partition"},
 			Changes: []sidecar.Change{
 				{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "25", To: "75", Limited: true, Reason: "queue crypto: jobs run 2.0× on gpu vs the default partition"},
