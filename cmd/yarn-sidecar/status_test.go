@@ -20,8 +20,8 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 )
 
-// runCLI runs the root command with args and returns its stdout.
-func runCLI(t *testing.T, args ...string) string {
+// runStatusCLI runs the root command with args and returns its stdout.
+func runStatusCLI(t *testing.T, args ...string) string {
 	t.Helper()
 	root := newRootCmd()
 	var out bytes.Buffer
@@ -82,7 +82,7 @@ func confVersion(t *testing.T, url string) int64 {
 func TestStatusJSON(t *testing.T) {
 	cfg, url := statusCluster(t)
 	before := confVersion(t, url)
-	out := runCLI(t, "status", "--config", cfg, "-o", "json", "--log-level", "error")
+	out := runStatusCLI(t, "status", "--config", cfg, "-o", "json", "--log-level", "error")
 	if after := confVersion(t, url); after != before {
 		t.Errorf("status changed the scheduler configuration: version %d → %d", before, after)
 	}
@@ -162,7 +162,7 @@ func TestStatusJSONEmpty(t *testing.T) {
 // TestStatusTable: the header lines and one row per queue and partition.
 func TestStatusTable(t *testing.T) {
 	cfg, _ := statusCluster(t)
-	out := runCLI(t, "status", "--config", cfg, "--log-level", "error")
+	out := runStatusCLI(t, "status", "--config", cfg, "--log-level", "error")
 	t.Logf("status:\n%s", out)
 	for _, want := range []string{
 		"cycle 1 at ", "mode apply", "preemption unknown", "(Hadoop 3.4.1)", "validation unknown",
@@ -198,7 +198,7 @@ func TestStatusFromDaemon(t *testing.T) {
 	})
 	srv := httptest.NewServer(serveStatus(board))
 	defer srv.Close()
-	out := runCLI(t, "status", "--from", srv.URL)
+	out := runStatusCLI(t, "status", "--from", srv.URL)
 	for _, want := range []string{"cycle 385 at 2026-01-01 03:00:00Z", "mode dry-run", "no jobs running (last at 02:55:00Z)", "root.etl", "idle"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status --from lacks %q:\n%s", want, out)
