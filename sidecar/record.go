@@ -71,7 +71,7 @@ func recordOverview(st *Status, rep CycleReport, pt *PSPoint) {
 	}
 	if rep.Plan != nil {
 		for _, c := range rep.Plan.Changes {
-			if p, ok := capacityPartition(c.Property); ok {
+			if p, ok := guaranteePartition(c.Property); ok {
 				if v, err := strconv.ParseFloat(strings.TrimSpace(c.From), 64); err == nil {
 					remember(AdminKey(c.Queue, p), v)
 				}
@@ -216,10 +216,10 @@ func RecordRM(b *StatusBoard, hadoopVersion string) {
 	b.Update(func(st *Status) { st.RMVersion = hadoopVersion })
 }
 
-// capacityPartition maps a queue-relative property to the partition whose
+// guaranteePartition maps a queue-relative property to the partition whose
 // guarantee it sets: "capacity" → "", "accessible-node-labels.gpu.capacity"
 // → "gpu".
-func capacityPartition(prop string) (string, bool) {
+func guaranteePartition(prop string) (string, bool) {
 	if prop == "capacity" {
 		return "", true
 	}
@@ -240,7 +240,7 @@ func splitCapacityKey(key string) (queue, partition string, ok bool) {
 		return "", "", false
 	}
 	if i := strings.Index(rest, ".accessible-node-labels."); i >= 0 {
-		p, ok := capacityPartition(rest[i+1:])
+		p, ok := guaranteePartition(rest[i+1:])
 		return rest[:i], p, ok
 	}
 	if q, found := strings.CutSuffix(rest, ".capacity"); found && !strings.HasSuffix(q, ".maximum") {
