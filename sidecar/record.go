@@ -53,6 +53,9 @@ func recordOverview(st *Status, rep CycleReport, pt *PSPoint) {
 		st.LastRunning = now
 	}
 	st.Seen, st.Finished = trackJobs(st.Seen, st.Finished, d.Jobs, now)
+	if v := rep.Outcome.Validation; v != "" { // the last plan's path; kept through cycles without one
+		st.ValidationPath = string(v)
+	}
 
 	admin := st.Admin
 	copied := false

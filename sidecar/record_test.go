@@ -177,3 +177,16 @@ func TestMarkPinned(t *testing.T) {
 		t.Error("MarkPinned changed a status a reader already holds")
 	}
 }
+
+// The header's validation path is the last plan's, kept through cycles
+// that validated nothing.
+func TestRecordValidationPath(t *testing.T) {
+	b := &StatusBoard{}
+	rep := cycleAt(time.Unix(0, 0), 1, 25, nil, &Plan{Changes: []Change{{Queue: "root.crypto", Property: "capacity", From: "50", To: "40"}}}, ResultApplied)
+	rep.Outcome.Validation = ValidationLocalOnly
+	RecordCycle(b, rep)
+	RecordCycle(b, cycleAt(time.Unix(0, 0), 2, 25, nil, nil, ResultNoChange))
+	if got := b.Get().ValidationPath; got != "local-only" {
+		t.Errorf("validation path = %q, want local-only", got)
+	}
+}

@@ -156,9 +156,8 @@ type Overview struct {
 	Cycle int64 `json:"cycle"`
 	// RMVersion is /cluster/info hadoopVersion ("" = not read).
 	RMVersion string `json:"rmVersion,omitempty"`
-	// ValidationPath says how a plan is validated before it is applied
-	// (e.g. "RM" via scheduler-conf/validate, or "local-only"); "" = not
-	// reported by the applier.
+	// ValidationPath is how the last plan was validated before its PUT
+	// ("rm" or "local-only", Outcome.Validation); "" = no plan checked yet.
 	ValidationPath string `json:"validationPath,omitempty"`
 	// PreemptionEnabled is nil when not known.
 	PreemptionEnabled *bool `json:"preemptionEnabled,omitempty"`

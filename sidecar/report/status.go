@@ -18,7 +18,7 @@ type Header struct {
 	Time              time.Time        `json:"time"`
 	Cycle             int64            `json:"cycle"`
 	Mode              sidecar.Mode     `json:"mode"`
-	PreemptionEnabled *bool            `json:"preemptionEnabled"`
+	PreemptionEnabled *bool            `json:"preemptionEnabled,omitempty"` // absent when not known
 	RM                string           `json:"rm"`
 	RMVersion         string           `json:"rmVersion"`
 	ValidationPath    string           `json:"validationPath"`
@@ -26,10 +26,10 @@ type Header struct {
 	RunningJobs       int              `json:"runningJobs"`
 	// Containers is what the running jobs hold, summed over node types.
 	Containers int `json:"containers"`
-	// SumPS and MinPS are nil when nothing runs (not 0: there is no share).
-	SumPS       *float64  `json:"sumPS"`
-	MinPS       *float64  `json:"minPS"`
-	BoundPS     *float64  `json:"boundPS"`
+	// SumPS and MinPS are absent when nothing runs (not 0: there is no share).
+	SumPS       *float64  `json:"sumPS,omitempty"`
+	MinPS       *float64  `json:"minPS,omitempty"`
+	BoundPS     *float64  `json:"boundPS,omitempty"`
 	LastRunning time.Time `json:"lastRunning,omitempty"`
 	LostWork    *float64  `json:"lostWorkSeconds,omitempty"`
 	Warnings    []string  `json:"warnings"`
@@ -75,17 +75,18 @@ type QueueRow struct {
 // PartitionRow is one queue's guarantee and use in one partition.
 type PartitionRow struct {
 	Partition     string   `json:"partition"`
-	AdminCapacity *float64 `json:"adminCapacity"` // % of parent; nil when not known
-	Capacity      float64  `json:"capacity"`      // % of parent, now
-	AbsCapacity   float64  `json:"absCapacity"`   // % of partition
-	AbsUsed       float64  `json:"absUsed"`       // % of partition
+	AdminCapacity *float64 `json:"adminCapacity,omitempty"` // % of parent; absent when not known
+	Capacity      float64  `json:"capacity"`                // % of parent, now
+	AbsCapacity   float64  `json:"absCapacity"`             // % of partition
+	AbsUsed       float64  `json:"absUsed"`                 // % of partition
 	// RunMin and RunMax are the lowest and highest guarantee (% of parent)
 	// over the recorded history; nil without history.
 	RunMin *float64 `json:"runMin,omitempty"`
 	RunMax *float64 `json:"runMax,omitempty"`
 }
 
-// StatusDoc is `yarn-sidecar status -o json`: exactly one document.
+// StatusDoc is `yarn-sidecar status -o json`: exactly one document, no
+// null in it (empty collections are [], unknowns are absent).
 type StatusDoc struct {
 	Header Header     `json:"header"`
 	Queues []QueueRow `json:"queues"`
