@@ -157,7 +157,10 @@ type App struct {
 	ID                  string    `json:"id"`
 	Name                string    `json:"name"`
 	User                string    `json:"user"`
-	Queue               string    `json:"queue"` // leaf queue path as the RM reports it
+	// Queue is the leaf queue's full path once Snapshot.ResolveAppQueues
+	// ran (yarn.Observe runs it); before, what the RM reports: the short
+	// name on Hadoop 3.3 ("crypto"), the path on later releases.
+	Queue               string    `json:"queue"`
 	State               AppState  `json:"state"`
 	Type                string    `json:"applicationType"`
 	Priority            int       `json:"priority"`
@@ -172,7 +175,20 @@ type App struct {
 	// ContainersByNode counts the containers the app holds per node id, from
 	// its running task attempts plus its AM container.
 	ContainersByNode map[string]int `json:"containersByNode,omitempty"`
-	Job              *Job           `json:"job,omitempty"`
+	// UsageByPartition is the app's resourceInfo.resourceUsagesByPartition
+	// (Hadoop 3.3+), keyed by partition ("" = default): what it holds and
+	// still asks for in each node-label partition. Nil when the RM does not
+	// send it.
+	UsageByPartition map[string]AppPartitionUsage `json:"usageByPartition,omitempty"`
+	Job              *Job                         `json:"job,omitempty"`
+}
+
+// AppPartitionUsage is an app's resources in one node-label partition.
+type AppPartitionUsage struct {
+	Used     Resource `json:"used"`
+	Pending  Resource `json:"pending"`
+	Reserved Resource `json:"reserved"`
+	AMUsed   Resource `json:"amUsed"`
 }
 
 // Tag returns the value of a "key=value" application tag, if present.
