@@ -47,9 +47,9 @@ type nodeJSON struct {
 	UsedVirtualCores      jerseyInt          `json:"usedVirtualCores"`
 	AvailableVirtualCores jerseyInt          `json:"availableVirtualCores"`
 	NodeLabels            jerseyList[string] `json:"nodeLabels"`
-	UsedResource          *resourceJSON `json:"usedResource"`
-	AvailableResource     *resourceJSON `json:"availableResource"`
-	TotalResource         *resourceJSON `json:"totalResource"`
+	UsedResource          *resourceJSON      `json:"usedResource"`
+	AvailableResource     *resourceJSON      `json:"availableResource"`
+	TotalResource         *resourceJSON      `json:"totalResource"`
 }
 
 // Nodes reads /ws/v1/cluster/nodes.

@@ -8,11 +8,11 @@ import (
 )
 
 type queueJSON struct {
-	Type                       string   `json:"type"`
-	QueueName                  string   `json:"queueName"`
-	QueuePath                  string   `json:"queuePath"`
-	State                      string   `json:"state"`
-	Mode                       string   `json:"mode"`
+	Type                       string             `json:"type"`
+	QueueName                  string             `json:"queueName"`
+	QueuePath                  string             `json:"queuePath"`
+	State                      string             `json:"state"`
+	Mode                       string             `json:"mode"`
 	NumApplications            jerseyInt          `json:"numApplications"`
 	NumContainers              jerseyInt          `json:"numContainers"`
 	UserLimitFactor            jerseyFloat        `json:"userLimitFactor"`

@@ -154,9 +154,9 @@ const (
 // App is one YARN application, with its MapReduce job when it is one and the
 // AM (or JobHistory) could be read.
 type App struct {
-	ID                  string    `json:"id"`
-	Name                string    `json:"name"`
-	User                string    `json:"user"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	User string `json:"user"`
 	// Queue is the leaf queue's full path once Snapshot.ResolveAppQueues
 	// ran (yarn.Observe runs it); before, what the RM reports: the short
 	// name on Hadoop 3.3 ("crypto"), the path on later releases.
