@@ -322,20 +322,18 @@ func (c *Client) answer(method, u string, status int, hdr http.Header, data []by
 		}
 		return re
 	}
-	c.noteAnswered(u)
-	if v == nil {
-		return nil
-	}
-	if sp, ok := v.(*string); ok {
+	switch sp, isString := v.(*string); {
+	case v == nil:
+	case isString:
 		*sp = string(data)
-		return nil
-	}
-	if strings.Contains(ct, "text/html") || bytes.HasPrefix(bytes.TrimSpace(data), []byte("<")) {
+	case strings.Contains(ct, "text/html") || bytes.HasPrefix(bytes.TrimSpace(data), []byte("<")):
 		return badAnswer{fmt.Errorf("%s %s: expected JSON, got %s (a login page or a standby RM?)", method, u, orUnknown(ct))}
+	default:
+		if err := json.Unmarshal(data, v); err != nil {
+			return badAnswer{fmt.Errorf("%s %s: decode JSON: %w", method, u, err)}
+		}
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return badAnswer{fmt.Errorf("%s %s: decode JSON: %w", method, u, err)}
-	}
+	c.noteAnswered(u)
 	return nil
 }
 

@@ -261,9 +261,10 @@ func (c *Client) jobAttempts(ctx context.Context, b jobBase, jobID string) ([]cl
 		if atts.TaskAttempts == nil {
 			continue
 		}
+		spec := speculative(atts.TaskAttempts.TaskAttempt)
 		for i, a := range atts.TaskAttempts.TaskAttempt {
 			ca := a.attempt(t.ID, jobID)
-			ca.Speculative = i > 0
+			ca.Speculative = spec[i]
 			if ca.Succeeded() && ca.Type == cluster.TaskMap {
 				bytes, err := c.attemptBytesRead(ctx, b, jobID, t.ID, a.ID)
 				if err != nil {
@@ -316,4 +317,30 @@ func goneReason(amErr error) string {
 		return fmt.Sprint(re.Status)
 	}
 	return "unreadable"
+}
+
+// speculative marks the attempts that started while another attempt of the
+// same task was running: speculative copies. An attempt that started after
+// the previous one ended (it was preempted or failed) is a re-run, not a
+// copy, and its time is a real measurement. JobHistory lists a task's
+// attempts in no fixed order (recorded: _2, _1, _0), so the list index
+// says nothing.
+func speculative(atts []attemptJSON) []bool {
+	out := make([]bool, len(atts))
+	for i, a := range atts {
+		for j, o := range atts {
+			if i == j {
+				continue
+			}
+			// o began first (ties: the lower attempt id) and had not ended
+			// when a began.
+			first := o.StartTime < a.StartTime || o.StartTime == a.StartTime && o.ID < a.ID
+			running := o.FinishTime <= 0 || o.FinishTime > a.StartTime
+			if first && running {
+				out[i] = true
+				break
+			}
+		}
+	}
+	return out
 }
