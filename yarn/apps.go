@@ -80,11 +80,7 @@ func (c *Client) Apps(ctx context.Context, states ...string) ([]cluster.App, err
 	if len(states) > 0 {
 		q.Set("states", strings.Join(states, ","))
 	}
-	var body struct {
-		Apps *struct {
-			App jerseyList[appJSON] `json:"app"`
-		} `json:"apps"`
-	}
+	var body appsJSON
 	if err := c.rmGet(ctx, "/ws/v1/cluster/apps", q, &body); err != nil {
 		return nil, err
 	}
@@ -99,6 +95,20 @@ func (c *Client) Apps(ctx context.Context, states ...string) ([]cluster.App, err
 		out = append(out, a.app())
 	}
 	return out, nil
+}
+
+// appsJSON is the body of /apps ("apps": null when there are none).
+type appsJSON struct {
+	Apps *struct {
+		App jerseyList[appJSON] `json:"app"`
+	} `json:"apps"`
+}
+
+// appAttemptsJSON is the body of /apps/{id}/appattempts.
+type appAttemptsJSON struct {
+	AppAttempts *struct {
+		AppAttempt jerseyList[appAttemptJSON] `json:"appAttempt"`
+	} `json:"appAttempts"`
 }
 
 // appAttemptJSON is one entry of /apps/{id}/appattempts.
@@ -158,11 +168,7 @@ func (b containersJSON) list() []containerJSON {
 // Containers reads the running containers of an app's current attempt
 // (/apps/{id}/appattempts/{attempt}/containers) and counts them per node.
 func (c *Client) Containers(ctx context.Context, appID string) (map[string]int, error) {
-	var attempts struct {
-		AppAttempts *struct {
-			AppAttempt jerseyList[appAttemptJSON] `json:"appAttempt"`
-		} `json:"appAttempts"`
-	}
+	var attempts appAttemptsJSON
 	if err := c.rmGet(ctx, "/ws/v1/cluster/apps/"+appID+"/appattempts", nil, &attempts); err != nil {
 		return nil, err
 	}

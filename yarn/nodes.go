@@ -52,13 +52,16 @@ type nodeJSON struct {
 	TotalResource         *resourceJSON      `json:"totalResource"`
 }
 
+// nodesJSON is the body of /nodes.
+type nodesJSON struct {
+	Nodes *struct {
+		Node jerseyList[nodeJSON] `json:"node"`
+	} `json:"nodes"`
+}
+
 // Nodes reads /ws/v1/cluster/nodes.
 func (c *Client) Nodes(ctx context.Context) ([]cluster.Node, error) {
-	var body struct {
-		Nodes *struct {
-			Node jerseyList[nodeJSON] `json:"node"`
-		} `json:"nodes"`
-	}
+	var body nodesJSON
 	if err := c.rmGet(ctx, "/ws/v1/cluster/nodes", nil, &body); err != nil {
 		return nil, err
 	}

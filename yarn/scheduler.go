@@ -42,14 +42,17 @@ type queueJSON struct {
 	} `json:"resources"`
 }
 
+// schedulerJSON is the body of /scheduler.
+type schedulerJSON struct {
+	Scheduler struct {
+		SchedulerInfo *queueJSON `json:"schedulerInfo"`
+	} `json:"scheduler"`
+}
+
 // Queues reads the Capacity Scheduler tree from /ws/v1/cluster/scheduler,
 // flattened, with per-partition capacities and usage.
 func (c *Client) Queues(ctx context.Context) ([]cluster.Queue, error) {
-	var body struct {
-		Scheduler struct {
-			SchedulerInfo *queueJSON `json:"schedulerInfo"`
-		} `json:"scheduler"`
-	}
+	var body schedulerJSON
 	if err := c.rmGet(ctx, "/ws/v1/cluster/scheduler", nil, &body); err != nil {
 		return nil, err
 	}
