@@ -220,7 +220,10 @@ func (c *Client) getJSON(ctx context.Context, u string, query url.Values, v any)
 		err = c.do(ctx, http.MethodGet, u, query, nil, "", v)
 		var re *RemoteError
 		var bad badAnswer
-		if err == nil || errors.As(err, &re) && re.Status < 500 || ctx.Err() != nil || errors.Is(err, ErrTooLarge) || errors.As(err, &bad) {
+		// ErrNoActiveRM: the standby says when to ask again (seconds);
+		// the caller waits a cycle rather than this call spinning.
+		if err == nil || errors.As(err, &re) && re.Status < 500 || ctx.Err() != nil || errors.Is(err, ErrTooLarge) || errors.As(err, &bad) ||
+			errors.Is(err, ErrNoActiveRM) {
 			return err // asking the same server again would get the same answer
 		}
 	}
