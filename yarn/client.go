@@ -25,6 +25,9 @@ type Config struct {
 	RMAddresses []string
 	// JHSAddress is the JobHistory server web address.
 	JHSAddress string
+	// WebProxyAddress is a standalone web proxy (yarn.web-proxy.address);
+	// empty: the RM's own /proxy/, read through the active RM.
+	WebProxyAddress string
 	// User is the simple-auth user (?user.name=).
 	User string
 	// Timeout bounds each call (default 10 s).
@@ -75,6 +78,13 @@ func New(cfg Config) (*Client, error) {
 			return nil, fmt.Errorf("ResourceManager address %q: want http(s)://host:port", a)
 		}
 		cfg.RMAddresses[i] = strings.TrimRight(a, "/")
+	}
+	if cfg.WebProxyAddress != "" {
+		u, err := url.Parse(cfg.WebProxyAddress)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("web proxy address %q: want http(s)://host:port", cfg.WebProxyAddress)
+		}
+		cfg.WebProxyAddress = strings.TrimRight(cfg.WebProxyAddress, "/")
 	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -249,5 +250,27 @@ func TestRedirectRules(t *testing.T) {
 	}
 	if n := rp.count("GET /ws/v1/loop"); n != maxRedirects+1 {
 		t.Errorf("loop followed %d times, want %d", n, maxRedirects+1)
+	}
+}
+
+// With a standalone web proxy configured, AMs are read through it, not
+// through an RM (the RMs do not serve /proxy/ then).
+func TestAMThroughStandaloneWebProxy(t *testing.T) {
+	rm, proxy := newReplay(t), newReplay(t)
+	proxy.file(t, "/proxy/"+realApp4+"/ws/v1/mapreduce/jobs", "running/am_"+realApp4+"_jobs")
+	proxy.file(t, "/proxy/"+realApp4+"/ws/v1/mapreduce/jobs/"+realJob4+"/tasks", "running/am_"+realApp4+"_tasks")
+	c, err := New(Config{RMAddresses: []string{rm.URL}, WebProxyAddress: proxy.URL + "/", Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := c.RunningJob(context.Background(), cluster.App{ID: realApp4, Type: "MAPREDUCE"})
+	if err != nil || j.ID != realJob4 || len(j.RunningMaps) != 6 {
+		t.Fatalf("job %+v, %v", j, err)
+	}
+	if n := rm.total(); n != 0 {
+		t.Errorf("the RM was asked %d times", n)
+	}
+	if _, err := New(Config{RMAddresses: []string{rm.URL}, WebProxyAddress: "proxy:9046"}); err == nil || !strings.Contains(err.Error(), "web proxy address") {
+		t.Errorf("bad proxy address: %v", err)
 	}
 }

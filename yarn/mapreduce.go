@@ -101,12 +101,17 @@ type jobBase struct {
 // app's trackingUrl is not used: it keeps the host of the RM that was
 // active when the app started, which after an RM failover is a standby or
 // dead (recorded on a real 3.3.6 HA pair), while every RM proxies
-// /proxy/{app}/ for any app.
+// /proxy/{app}/ for any app. A standalone web proxy, when configured,
+// serves /proxy/ instead of the RMs.
 func (c *Client) amBase(app cluster.App) (jobBase, error) {
 	if app.ID == "" || strings.ContainsAny(app.ID, "/?#") {
 		return jobBase{}, fmt.Errorf("app id %q: not an application id", app.ID)
 	}
-	return jobBase{root: c.ActiveRM() + "/proxy/" + app.ID + "/ws/v1/mapreduce"}, nil
+	proxy := c.cfg.WebProxyAddress
+	if proxy == "" {
+		proxy = c.ActiveRM()
+	}
+	return jobBase{root: proxy + "/proxy/" + app.ID + "/ws/v1/mapreduce"}, nil
 }
 
 // amGone reports an AM read that means "the AM is gone, ask JobHistory":

@@ -160,3 +160,13 @@ func deadRM(t *testing.T) string {
 	ln.Close()
 	return addr
 }
+
+func (rp *replay) total() int {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	n := 0
+	for _, h := range rp.hits {
+		n += h
+	}
+	return n
+}
