@@ -29,6 +29,13 @@ type appJSON struct {
 	MasterNodeID           string        `json:"masterNodeId"`
 	AppNodeLabelExpression string        `json:"appNodeLabelExpression"`
 	ResourceInfo           *appResources `json:"resourceInfo"`
+	// What preemption took from the app (ProportionalCapacityPreemptionPolicy).
+	PreemptedResourceMB        jerseyInt `json:"preemptedResourceMB"`
+	PreemptedResourceVCores    jerseyInt `json:"preemptedResourceVCores"`
+	NumNonAMContainerPreempted jerseyInt `json:"numNonAMContainerPreempted"`
+	NumAMContainerPreempted    jerseyInt `json:"numAMContainerPreempted"`
+	PreemptedMemorySeconds     jerseyInt `json:"preemptedMemorySeconds"`
+	PreemptedVcoreSeconds      jerseyInt `json:"preemptedVcoreSeconds"`
 }
 
 // appResources is an app's usage per node-label partition (3.3+), one
@@ -64,6 +71,11 @@ func (a appJSON) app() cluster.App {
 		Priority: int(a.Priority), Tags: tags, Progress: float64(a.Progress), StartedTime: msTime(int64(a.StartedTime)), FinishedTime: msTime(int64(a.FinishedTime)),
 		TrackingURL: a.TrackingURL, NodeLabelExpression: a.AppNodeLabelExpression,
 		Allocated: cluster.Resource{MemoryMB: int64(a.AllocatedMB), VCores: int64(a.AllocatedVCores)}, RunningContainers: int(a.RunningContainers)}
+	if p := (cluster.AppPreemption{Resource: cluster.Resource{MemoryMB: int64(a.PreemptedResourceMB), VCores: int64(a.PreemptedResourceVCores)},
+		NonAMContainers: int(a.NumNonAMContainerPreempted), AMContainers: int(a.NumAMContainerPreempted),
+		MemorySeconds: int64(a.PreemptedMemorySeconds), VCoreSeconds: int64(a.PreemptedVcoreSeconds)}); p != (cluster.AppPreemption{}) {
+		out.Preempted = &p
+	}
 	if a.ResourceInfo != nil && len(a.ResourceInfo.ByPartition) > 0 {
 		out.UsageByPartition = make(map[string]cluster.AppPartitionUsage, len(a.ResourceInfo.ByPartition))
 		for _, p := range a.ResourceInfo.ByPartition {

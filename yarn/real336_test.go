@@ -315,6 +315,14 @@ func TestReal336EveryFileDecodes(t *testing.T) {
 			if a.ID != "application_1795415892786_0001" || a.Queue != "crypto" || a.UsageByPartition[""].Used.MemoryMB != 2816 || a.UsageByPartition["gpu"].Used.MemoryMB != 2048 {
 				t.Errorf("%+v", a)
 			}
+			// 2 containers, 1024 MB, 49,596 MB·s taken from the crypto job.
+			want := cluster.AppPreemption{Resource: cluster.Resource{MemoryMB: 1024, VCores: 2}, NonAMContainers: 2, MemorySeconds: 49596, VCoreSeconds: 95}
+			if a.Preempted == nil || *a.Preempted != want {
+				t.Errorf("preempted %+v, want %+v", a.Preempted, want)
+			}
+			if b.Apps.App[1].app().Preempted != nil {
+				t.Errorf("the sort job lost nothing: %+v", b.Apps.App[1].app().Preempted)
+			}
 		},
 		"running/rm_app_" + realApp3:                  checkApp(realApp3, "crypto", "RUNNING"),
 		"running/rm_app_" + realApp4:                  checkApp(realApp4, "sort", "RUNNING"),

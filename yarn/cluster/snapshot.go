@@ -180,7 +180,19 @@ type App struct {
 	// still asks for in each node-label partition. Nil when the RM does not
 	// send it.
 	UsageByPartition map[string]AppPartitionUsage `json:"usageByPartition,omitempty"`
-	Job              *Job                         `json:"job,omitempty"`
+	// Preempted is nil until preemption took something from the app.
+	Preempted *AppPreemption `json:"preempted,omitempty"`
+	Job       *Job           `json:"job,omitempty"`
+}
+
+// AppPreemption is what the scheduler's preemption took from an app so
+// far (the RM's preempted* counters).
+type AppPreemption struct {
+	Resource        Resource `json:"resource"`
+	NonAMContainers int      `json:"nonAMContainers"`
+	AMContainers    int      `json:"amContainers"`
+	MemorySeconds   int64    `json:"memorySeconds"` // MB·s
+	VCoreSeconds    int64    `json:"vcoreSeconds"`
 }
 
 // AppPartitionUsage is an app's resources in one node-label partition.
