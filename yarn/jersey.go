@@ -61,25 +61,23 @@ func isEmptyObject(s []byte) bool {
 type jerseyInt int64
 
 func (n *jerseyInt) UnmarshalJSON(b []byte) error {
-	s := strings.TrimSpace(string(b))
-	if s == "null" {
+	lit, ok := numberLiteral(b)
+	if !ok {
+		return notA("an integer", b, int64(0))
+	}
+	if len(lit) == 0 {
 		*n = 0
 		return nil
 	}
-	if strings.HasPrefix(s, `"`) {
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		if s = strings.TrimSpace(s); s == "" {
-			*n = 0
-			return nil
-		}
+	if v, ok := parseDecimal(lit); ok { // the common case, without allocating
+		*n = jerseyInt(v)
+		return nil
 	}
-	v, err := strconv.ParseInt(s, 10, 64)
+	v, err := strconv.ParseInt(string(lit), 10, 64)
 	if err != nil {
 		// A float where an integer was expected (e.g. 512.0): keep the
 		// whole part rather than failing the view.
-		f, ferr := strconv.ParseFloat(s, 64)
+		f, ferr := strconv.ParseFloat(string(lit), 64)
 		if ferr != nil {
 			return notA("an integer", b, int64(0))
 		}
@@ -93,26 +91,66 @@ func (n *jerseyInt) UnmarshalJSON(b []byte) error {
 type jerseyFloat float64
 
 func (f *jerseyFloat) UnmarshalJSON(b []byte) error {
-	s := strings.TrimSpace(string(b))
-	if s == "null" {
+	lit, ok := numberLiteral(b)
+	if !ok {
+		return notA("a number", b, float64(0))
+	}
+	if len(lit) == 0 {
 		*f = 0
 		return nil
 	}
-	if strings.HasPrefix(s, `"`) {
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		if s = strings.TrimSpace(s); s == "" {
-			*f = 0
-			return nil
-		}
+	if v, ok := parseDecimal(lit); ok {
+		*f = jerseyFloat(v)
+		return nil
 	}
-	v, err := strconv.ParseFloat(s, 64)
+	v, err := strconv.ParseFloat(string(lit), 64)
 	if err != nil {
 		return notA("a number", b, float64(0))
 	}
 	*f = jerseyFloat(v)
 	return nil
+}
+
+// numberLiteral strips a JSON literal to the number's text: the quotes of
+// a string ("512" → 512), nothing for null or "". ok is false for
+// anything else that is no number candidate (objects, arrays, booleans,
+// escaped strings).
+func numberLiteral(b []byte) ([]byte, bool) {
+	b = bytes.TrimSpace(b)
+	switch {
+	case len(b) == 0 || string(b) == "null":
+		return nil, true
+	case b[0] == '"':
+		if len(b) < 2 || b[len(b)-1] != '"' || bytes.IndexByte(b, '\\') >= 0 {
+			return nil, false
+		}
+		return bytes.TrimSpace(b[1 : len(b)-1]), true
+	case b[0] == '-' || b[0] >= '0' && b[0] <= '9':
+		return b, true
+	}
+	return nil, false
+}
+
+// parseDecimal parses an optionally negative integer of up to 18 digits.
+func parseDecimal(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // jerseyBool is a boolean sent as true/false or as "true"/"false".

@@ -90,7 +90,7 @@ func TestJerseyNumbers(t *testing.T) {
 // may send another form.
 func TestEveryViewListIsJerseyList(t *testing.T) {
 	views := []any{appsJSON{}, appJSON{}, appAttemptsJSON{}, containersJSON{}, nodesJSON{}, nodeLabelsJSON{}, schedulerJSON{},
-		jobsJSON{}, tasksJSON{}, taskAttemptsJSON{}, confJSON{}, attemptCountersJSON{}, resourceJSON{}}
+		jobsJSON{}, tasksJSON{}, taskAttemptsJSON{}, confJSON{}, attemptCountersJSON{}, resourceJSON{}, resourceInformationsJSON{}}
 	seen := map[reflect.Type]bool{}
 	var walk func(t reflect.Type, path string)
 	walk = func(typ reflect.Type, path string) {

@@ -1,7 +1,9 @@
 package yarn
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -9,14 +11,42 @@ import (
 )
 
 type resourceJSON struct {
-	Memory               jerseyInt `json:"memory"`
-	VCores               jerseyInt `json:"vCores"`
-	ResourceInformations *struct {
-		ResourceInformation jerseyList[struct {
-			Name  string    `json:"name"`
-			Value jerseyInt `json:"value"`
-		}] `json:"resourceInformation"`
-	} `json:"resourceInformations"`
+	Memory jerseyInt `json:"memory"`
+	VCores jerseyInt `json:"vCores"`
+	GPUs   gpuCount  `json:"resourceInformations"`
+}
+
+// gpuCount is the yarn.io/gpu value of a resource's resourceInformations.
+// Every resource of every app, queue and node carries that list (the bulk
+// of a large apps list) and only the GPU entry is read, so the list is
+// decoded only when it names one.
+type gpuCount int64
+
+// resourceInformationsJSON is a resource's resourceInformations.
+type resourceInformationsJSON struct {
+	ResourceInformation jerseyList[struct {
+		Name  string    `json:"name"`
+		Value jerseyInt `json:"value"`
+	}] `json:"resourceInformation"`
+}
+
+var gpuResource = []byte(`"yarn.io/gpu"`)
+
+func (g *gpuCount) UnmarshalJSON(b []byte) error {
+	*g = 0
+	if !bytes.Contains(b, gpuResource) {
+		return nil
+	}
+	var ri resourceInformationsJSON
+	if err := json.Unmarshal(b, &ri); err != nil {
+		return err
+	}
+	for _, i := range ri.ResourceInformation {
+		if i.Name == "yarn.io/gpu" {
+			*g = gpuCount(i.Value)
+		}
+	}
+	return nil
 }
 
 // resource converts a ResourceInfo; GPUs come only from resourceInformations.
@@ -24,15 +54,7 @@ func (r *resourceJSON) resource() cluster.Resource {
 	if r == nil {
 		return cluster.Resource{}
 	}
-	out := cluster.Resource{MemoryMB: int64(r.Memory), VCores: int64(r.VCores)}
-	if r.ResourceInformations != nil {
-		for _, ri := range r.ResourceInformations.ResourceInformation {
-			if ri.Name == "yarn.io/gpu" {
-				out.GPUs = int64(ri.Value)
-			}
-		}
-	}
-	return out
+	return cluster.Resource{MemoryMB: int64(r.Memory), VCores: int64(r.VCores), GPUs: int64(r.GPUs)}
 }
 
 type nodeJSON struct {
