@@ -205,7 +205,7 @@ func (c *Client) SetAppPriority(ctx context.Context, appID string, p int) (int, 
 	var out struct {
 		Priority jerseyInt `json:"priority"`
 	}
-	if err := c.rmWrite(ctx, "PUT", "/ws/v1/cluster/apps/"+appID+"/priority", []byte(fmt.Sprintf(`{"priority":%d}`, p)), "application/json", &out); err != nil {
+	if err := c.rmWrite(ctx, "PUT", "/ws/v1/cluster/apps/"+appID+"/priority", nil, []byte(fmt.Sprintf(`{"priority":%d}`, p)), "application/json", &out); err != nil {
 		return 0, err
 	}
 	return int(out.Priority), nil
@@ -213,5 +213,5 @@ func (c *Client) SetAppPriority(ctx context.Context, appID string, p int) (int, 
 
 // MoveApp is PUT /apps/{id}/queue.
 func (c *Client) MoveApp(ctx context.Context, appID, queue string) error {
-	return c.rmWrite(ctx, "PUT", "/ws/v1/cluster/apps/"+appID+"/queue", []byte(fmt.Sprintf(`{"queue":%q}`, queue)), "application/json", nil)
+	return c.rmWrite(ctx, "PUT", "/ws/v1/cluster/apps/"+appID+"/queue", nil, []byte(fmt.Sprintf(`{"queue":%q}`, queue)), "application/json", nil)
 }

@@ -180,7 +180,7 @@ func (c *Client) rmGet(ctx context.Context, path string, query url.Values, v any
 // the same RM. A standby's 307 is followed by do, body and all; the next
 // RM is tried only when nothing can have been applied: the connection was
 // refused, or a standby redirected without naming the active RM.
-func (c *Client) rmWrite(ctx context.Context, method, path string, body []byte, contentType string, v any) error {
+func (c *Client) rmWrite(ctx context.Context, method, path string, query url.Values, body []byte, contentType string, v any) error {
 	c.mu.Lock()
 	start := c.active
 	c.mu.Unlock()
@@ -188,7 +188,7 @@ func (c *Client) rmWrite(ctx context.Context, method, path string, body []byte, 
 	n := len(c.cfg.RMAddresses)
 	for i := 0; i < n; i++ {
 		base := c.cfg.RMAddresses[(start+i)%n]
-		err := c.do(ctx, method, base+path, nil, body, contentType, v)
+		err := c.do(ctx, method, base+path, query, body, contentType, v)
 		if err == nil {
 			return nil
 		}

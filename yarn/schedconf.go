@@ -48,7 +48,7 @@ func (c *Client) ValidateMutation(ctx context.Context, m schedconf.Mutation) err
 	if err != nil {
 		return err
 	}
-	if err := c.rmWrite(ctx, "POST", "/ws/v1/cluster/scheduler-conf/validate", body, "application/xml", nil); err != nil {
+	if err := c.rmWrite(ctx, "POST", "/ws/v1/cluster/scheduler-conf/validate", nil, body, "application/xml", nil); err != nil {
 		var re *RemoteError
 		if errors.As(err, &re) && re.Status == 400 {
 			if e := notMutable(err); errors.Is(e, ErrConfNotMutable) {
@@ -71,7 +71,7 @@ func (c *Client) UpdateConf(ctx context.Context, m schedconf.Mutation) error {
 		return err
 	}
 	var answer string
-	if err := c.rmWrite(ctx, "PUT", "/ws/v1/cluster/scheduler-conf", body, "application/xml", &answer); err != nil {
+	if err := c.rmWrite(ctx, "PUT", "/ws/v1/cluster/scheduler-conf", nil, body, "application/xml", &answer); err != nil {
 		var re *RemoteError
 		if errors.As(err, &re) && re.Status == 400 {
 			if e := notMutable(err); errors.Is(e, ErrConfNotMutable) {
