@@ -39,14 +39,7 @@ func (c *Client) JobInputDir(ctx context.Context, app cluster.App, jobID string)
 }
 
 func (c *Client) confProperty(ctx context.Context, b jobBase, jobID, key string) (string, error) {
-	var conf struct {
-		Conf struct {
-			Property []struct {
-				Name  string `json:"name"`
-				Value string `json:"value"`
-			} `json:"property"`
-		} `json:"conf"`
-	}
+	var conf confJSON // Jersey: one property comes as an object, not a list
 	if err := c.getJSON(ctx, b.root+"/jobs/"+jobID+"/conf", nil, &conf); err != nil {
 		return "", err
 	}

@@ -119,6 +119,8 @@ func (f *daemonFlags) build() (*Daemon, error) {
 	}
 	d.Layouter, d.LabelAPI = deps.Layouter, deps.Client
 	d.Periodic = deps.Periodic(cfg)
+	recordHeader(d.Board, deps.Client, cfg.AuditLog, log)
+	d.Loop.OnCycle = chainOnCycle(d.Loop.OnCycle, func(sidecar.CycleReport) { sidecar.MarkPinned(d.Board, cfg.Queues) })
 	_ = time.Second
 	return d, nil
 }

@@ -88,6 +88,7 @@ func runDaemon(ctx context.Context, f *daemonFlags, output string, out io.Writer
 			log.Error("render report", "error", err)
 		}
 	})
+	mux.HandleFunc("/status", serveStatus(d.Board))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {

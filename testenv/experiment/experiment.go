@@ -238,6 +238,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		learner.Locality = inputs.maps.AttemptLocality
 	}
 	board := &sidecar.StatusBoard{}
+	if v, err := client.RMVersion(ctx); err == nil {
+		sidecar.RecordRM(board, v)
+	}
 	loop := &sidecar.Loop{
 		Observer: api,
 		Learner:  learner,
