@@ -75,7 +75,7 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	classOf := d.ClassKey.ClassOf
 	var rateNotes []string
 	if rc := d.readCost(); rc != nil && table != nil {
-		rates, rateNotes = EffectiveRates(rates, table.Reference, ClassLocality(snap, types, classOf, rc.Inputs), *rc)
+		rates, rateNotes = EffectiveRates(rates, table.Reference, RateLocality(snap, types, classOf, rc.Inputs), *rc)
 	}
 
 	// Partitions and their slots per node type.
@@ -151,6 +151,7 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 			queues[i].Weight *= 1 + float64(n)
 		}
 	}
+	queues = QueueRateKeys(queues, rates) // each queue rated by where its own input lives
 	plan := progress.Plan(progress.PlanInput{Partitions: parts, Queues: queues, Rates: rates})
 
 	dec := Decision{Targets: map[string]QueueTarget{}, Notes: notes, Deadlines: reports,

@@ -3,6 +3,7 @@ package sidecar
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/yarn-sidecar/yarn-sidecar/affinity"
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
@@ -47,6 +48,38 @@ func (rc ReadCost) bandwidth(t string) affinity.Bandwidth {
 // rack holding a node of the type (rack-local). Jobs whose block map is
 // unread or unreadable are left out, never guessed.
 func ClassLocality(snap cluster.Snapshot, types map[string]string, classOf func(cluster.App) string, in *InputsReport) map[string]map[string]affinity.Locality {
+	return localityBy(snap, types, func(a cluster.App) []string { return []string{classOf(a)} }, in)
+}
+
+// QueueClass is the rate key of a class's jobs in one queue. The plan
+// routes queues, and two queues running the same class may read from
+// different racks, so their effective rates differ (issue 17).
+func QueueClass(class, queue string) string { return class + queueSep + queue }
+
+// queueSep never occurs in a class or queue name.
+const queueSep = "\x1f"
+
+// classOfKey is the class of a rate key (a class or a QueueClass).
+func classOfKey(key string) (class, queue string) {
+	if i := strings.Index(key, queueSep); i >= 0 {
+		return key[:i], key[i+len(queueSep):]
+	}
+	return key, ""
+}
+
+// RateLocality is ClassLocality plus, under QueueClass keys, the same per
+// queue × class: what the effective-rate step needs for the job shares
+// (by class) and for the plan (by queue).
+func RateLocality(snap cluster.Snapshot, types map[string]string, classOf func(cluster.App) string, in *InputsReport) map[string]map[string]affinity.Locality {
+	return localityBy(snap, types, func(a cluster.App) []string {
+		c := classOf(a)
+		return []string{c, QueueClass(c, a.Queue)}
+	}, in)
+}
+
+// localityBy weighs running jobs' block maps into shares per key (a job
+// counts under every key keysOf gives it) and node type.
+func localityBy(snap cluster.Snapshot, types map[string]string, keysOf func(cluster.App) []string, in *InputsReport) map[string]map[string]affinity.Locality {
 	if in == nil || len(in.Jobs) == 0 {
 		return nil
 	}
@@ -74,14 +107,8 @@ func ClassLocality(snap cluster.Snapshot, types map[string]string, classOf func(
 		if !ok || m == nil || m.Bytes == 0 {
 			continue
 		}
-		c := classOf(a)
-		if nodeBytes[c] == nil {
-			nodeBytes[c], rackBytes[c] = map[string]float64{}, map[string]float64{}
-		}
-		total[c] += float64(m.Bytes)
-		for t, b := range m.ByPartition(hostType) {
-			nodeBytes[c][t] += float64(b)
-		}
+		node := m.ByPartition(hostType)
+		rack := map[string]float64{}
 		for t := range typeSet {
 			// Hosts (DataNodes included) in a rack where type t has nodes.
 			near := map[string]string{}
@@ -95,7 +122,19 @@ func ClassLocality(snap cluster.Snapshot, types map[string]string, classOf func(
 					near[n.Host] = "near"
 				}
 			}
-			rackBytes[c][t] += float64(m.ByPartition(near)["near"])
+			rack[t] = float64(m.ByPartition(near)["near"])
+		}
+		for _, c := range keysOf(a) {
+			if nodeBytes[c] == nil {
+				nodeBytes[c], rackBytes[c] = map[string]float64{}, map[string]float64{}
+			}
+			total[c] += float64(m.Bytes)
+			for t, b := range node {
+				nodeBytes[c][t] += float64(b)
+			}
+			for t, b := range rack {
+				rackBytes[c][t] += b
+			}
 		}
 	}
 	out := map[string]map[string]affinity.Locality{}
@@ -120,14 +159,47 @@ type effectiveRates struct {
 	cells map[string]map[string]float64
 }
 
-func (e effectiveRates) Rate(class, typ string) (float64, bool) {
-	if r, ok := e.cells[class][typ]; ok {
+// Rate implements progress.Rates for a class or a QueueClass key: the
+// queue's own cell, else the class's, else the CR table's ratio.
+func (e effectiveRates) Rate(key, typ string) (float64, bool) {
+	if r, ok := e.cells[key][typ]; ok {
 		return r, true
+	}
+	class, queue := classOfKey(key)
+	if queue != "" {
+		if r, ok := e.cells[class][typ]; ok {
+			return r, true
+		}
 	}
 	if e.base == nil {
 		return 0, false
 	}
 	return e.base.Rate(class, typ)
+}
+
+// QueueRateKeys re-keys each queue's class mix to its QueueClass keys
+// where the effective-rate step rated that queue's jobs on their own
+// input, so the plan rates each queue by where its data lives. Other
+// classes (and every class when r is not the step's) keep their key.
+// Pure: the queues are copied, not changed.
+func QueueRateKeys(queues []progress.QueueDemand, r progress.Rates) []progress.QueueDemand {
+	e, ok := r.(effectiveRates)
+	if !ok {
+		return queues
+	}
+	out := make([]progress.QueueDemand, len(queues))
+	for i, q := range queues {
+		out[i] = q
+		mix := make(map[string]float64, len(q.Mix))
+		for c, w := range q.Mix {
+			if k := QueueClass(c, q.Path); len(e.cells[k]) > 0 {
+				c = k
+			}
+			mix[c] += w
+		}
+		out[i].Mix = mix
+	}
+	return out
 }
 
 // EffectiveRates is the decision's effective-rate step (Lee §4.3.1.2,
@@ -140,8 +212,15 @@ func (e effectiveRates) Rate(class, typ string) (float64, bool) {
 // are worth after the remote reads, not by their CPU alone. Cells whose
 // processing time is not measured keep the CR table's ratio, or stay
 // unknown (so the plan's calibration share still measures them). Pure:
-// no I/O. ref gives a class's reference
-// type (the CR table's).
+// no I/O. ref gives a class's reference type (the CR table's).
+//
+// loc's keys are classes or QueueClass keys (RateLocality gives both): a
+// queue's cells are recomputed from its own jobs' input. This also
+// corrects the CR table where it mixed localities: a ratio learned from
+// elapsed times on a type holds whatever reads those attempts made
+// (remote for one queue, local for another), so it is never applied
+// unchanged where Tp is measured — T is rebuilt from the measured
+// processing time and the measured bandwidth for this queue's locality.
 func EffectiveRates(base progress.Rates, ref func(class string) string, loc map[string]map[string]affinity.Locality, rc ReadCost) (progress.Rates, []string) {
 	cells := map[string]map[string]float64{}
 	var notes []string
@@ -151,8 +230,9 @@ func EffectiveRates(base progress.Rates, ref func(class string) string, loc map[
 	}
 	sort.Strings(classes)
 	for _, c := range classes {
-		p, ok := rc.Processing[c]
-		r := ref(c)
+		class, queue := classOfKey(c)
+		p, ok := rc.Processing[class]
+		r := ref(class)
 		tpRef, known := p.Seconds[r]
 		if !ok || r == "" || !known || p.BlockMiB <= 0 {
 			continue
@@ -173,7 +253,11 @@ func EffectiveRates(base progress.Rates, ref func(class string) string, loc map[
 			}
 			cells[c][t] = tRef / tt
 		}
-		if len(cells[c]) > 0 {
+		switch {
+		case len(cells[c]) == 0:
+		case queue != "":
+			notes = append(notes, fmt.Sprintf("queue %s, class %s: rates count reads (T = Tr + Tp) for where the queue's input lives now: %s", queue, class, describeCells(cells[c])))
+		default:
 			notes = append(notes, fmt.Sprintf("class %s: rates count reads (T = Tr + Tp) for where its input lives now: %s", c, describeCells(cells[c])))
 		}
 	}

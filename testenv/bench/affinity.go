@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/hdfs"
@@ -13,9 +14,10 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
-// Data affinity (issue 17, rows b and c): the data-heavy scenario with the
-// sidecar reading block maps from the mini NameNode (effective rates
-// T = Tr + Tp) against the same sidecar without them and stock; and the
+// Data affinity (issue 17, rows b and c): the data-heavy and data-split
+// scenarios with the sidecar reading block maps from the mini NameNode
+// (effective rates T = Tr + Tp, per queue) against the same sidecar
+// without them and stock; and the
 // NameNode calls a cycle makes at 1,000 running jobs with the per-job cache
 // and the call budget, against re-reading every job each cycle.
 
@@ -28,59 +30,107 @@ func runAffinity(o Options) ([]Row, error) {
 	if o.Quick {
 		n = min(n, 2)
 	}
-	stock, off, on := make([]experiment.Result, n), make([]experiment.Result, n), make([]experiment.Result, n)
-	var tasks []func() error
-	for k := 0; k < n; k++ {
-		s := int64(k + 1)
-		tasks = append(tasks,
-			func() (err error) { stock[k], err = experiment.RunStatic("data-heavy", s, nil); return },
-			func() (err error) {
-				off[k], err = experiment.RunSidecar("data-heavy", s, experiment.SidecarOptions{WarmupSeed: s + 100})
-				return
-			},
-			func() (err error) {
-				on[k], err = experiment.RunSidecar("data-heavy", s, experiment.SidecarOptions{WarmupSeed: s + 100, BlockMaps: true})
-				return
-			})
-	}
-	if err := parallel(tasks); err != nil {
+	heavy, err := affinityRuns("data-heavy", n)
+	if err != nil {
 		return nil, err
 	}
-	mean := func(rs []experiment.Result) float64 {
-		return meanOver(rs, func(r experiment.Result) float64 { return meanJobTime(r).Seconds() })
+	split, err := affinityRuns("data-split", n)
+	if err != nil {
+		return nil, err
 	}
-	class := func(rs []experiment.Result, c string) float64 {
-		return meanOver(rs, func(r experiment.Result) float64 { return meanClassTime(r, c) })
-	}
-	ms, mf, mo := mean(stock), mean(off), mean(on)
-	ss, so := class(stock, "scan"), class(on, "scan")
-	cs, co, cf := class(stock, "crunch"), class(on, "crunch"), class(off, "crunch")
-	sf := class(off, "scan")
+	rows := heavy.rows(n, "scan", "crunch")
 	calls := 0
 	cycles := 0
-	for _, r := range on {
+	for _, r := range heavy.on {
 		for _, c := range r.NameNodeCalls {
 			calls += c
 			cycles++
 		}
 	}
-	rows := []Row{
-		{Area: "affinity", Name: fmt.Sprintf("data-heavy (%d seeds): mean job completion, sidecar with block maps vs affinity off", n),
-			Figure: dur(mo), Baseline: dur(mf), Ratio: fmt.Sprintf("%.2f×", mo/mf), Goal: "≤0.9×"},
-		{Area: "affinity", Name: "data-heavy: mean job completion, sidecar with block maps vs stock",
-			Figure: dur(mo), Baseline: dur(ms), Ratio: fmt.Sprintf("%.2f×", mo/ms)},
-		{Area: "affinity", Name: "data-heavy: I/O-bound class (scan), sidecar with block maps vs stock (affinity off: " + dur(sf) + ")",
-			Figure: dur(so), Baseline: dur(ss), Ratio: fmt.Sprintf("%.2f×", so/ss), Goal: "≤1.00× (not slower)"},
-		{Area: "affinity", Name: "data-heavy: CPU-bound class (crunch), sidecar with block maps vs stock (affinity off: " + dur(cf) + ")",
-			Figure: dur(co), Baseline: dur(cs), Ratio: fmt.Sprintf("%.2f×", co/cs)},
-		{Area: "affinity", Name: "data-heavy: mini NameNode calls per sidecar cycle (mean over the runs)",
-			Figure: fmt.Sprintf("%.1f", float64(calls)/float64(max(cycles, 1)))},
+	rows = append(rows, Row{Area: "affinity", Name: "data-heavy: mini NameNode calls per sidecar cycle (mean over the runs)",
+		Figure: fmt.Sprintf("%.1f", float64(calls)/float64(max(cycles, 1)))})
+	// data-split: the same class in two queues whose inputs sit on
+	// different racks; block maps are read per queue.
+	rows = append(rows, split.rows(n, "scan", "crunch")...)
+	queue := func(rs []experiment.Result, q string) float64 {
+		return meanOver(rs, func(r experiment.Result) float64 { return meanQueueTime(r, q) })
+	}
+	for _, q := range []string{"root.east", "root.west"} {
+		rows = append(rows, Row{Area: "affinity",
+			Name:   fmt.Sprintf("data-split: queue %s (scan), sidecar with block maps vs affinity off (stock: %s)", q, dur(queue(split.stock, q))),
+			Figure: dur(queue(split.on, q)), Baseline: dur(queue(split.off, q)), Ratio: fmt.Sprintf("%.2f×", queue(split.on, q)/queue(split.off, q))})
 	}
 	c, err := nameNodeCallsAt1000(o)
 	if err != nil {
 		return nil, err
 	}
 	return append(rows, c...), nil
+}
+
+// affinityRun is one scenario under stock, the sidecar with affinity off
+// and the sidecar with block maps, seeds 1..n, all in the same run.
+type affinityRun struct {
+	scenario       string
+	stock, off, on []experiment.Result
+}
+
+func affinityRuns(scenario string, n int) (affinityRun, error) {
+	ar := affinityRun{scenario: scenario, stock: make([]experiment.Result, n), off: make([]experiment.Result, n), on: make([]experiment.Result, n)}
+	var tasks []func() error
+	for k := 0; k < n; k++ {
+		s := int64(k + 1)
+		tasks = append(tasks,
+			func() (err error) { ar.stock[k], err = experiment.RunStatic(scenario, s, nil); return },
+			func() (err error) {
+				ar.off[k], err = experiment.RunSidecar(scenario, s, experiment.SidecarOptions{WarmupSeed: s + 100})
+				return
+			},
+			func() (err error) {
+				ar.on[k], err = experiment.RunSidecar(scenario, s, experiment.SidecarOptions{WarmupSeed: s + 100, BlockMaps: true})
+				return
+			})
+	}
+	return ar, parallel(tasks)
+}
+
+// rows: mean completion with block maps vs affinity off (goal ≤0.9×) and
+// vs stock; the I/O-bound class not slower than stock; the CPU-bound one.
+func (ar affinityRun) rows(n int, ioClass, cpuClass string) []Row {
+	mean := func(rs []experiment.Result) float64 {
+		return meanOver(rs, func(r experiment.Result) float64 { return meanJobTime(r).Seconds() })
+	}
+	class := func(rs []experiment.Result, c string) float64 {
+		return meanOver(rs, func(r experiment.Result) float64 { return meanClassTime(r, c) })
+	}
+	ms, mf, mo := mean(ar.stock), mean(ar.off), mean(ar.on)
+	ss, so, sf := class(ar.stock, ioClass), class(ar.on, ioClass), class(ar.off, ioClass)
+	cs, co, cf := class(ar.stock, cpuClass), class(ar.on, cpuClass), class(ar.off, cpuClass)
+	sc := ar.scenario
+	return []Row{
+		{Area: "affinity", Name: fmt.Sprintf("%s (%d seeds): mean job completion, sidecar with block maps vs affinity off", sc, n),
+			Figure: dur(mo), Baseline: dur(mf), Ratio: fmt.Sprintf("%.2f×", mo/mf), Goal: "≤0.9×"},
+		{Area: "affinity", Name: sc + ": mean job completion, sidecar with block maps vs stock",
+			Figure: dur(mo), Baseline: dur(ms), Ratio: fmt.Sprintf("%.2f×", mo/ms)},
+		{Area: "affinity", Name: fmt.Sprintf("%s: I/O-bound class (%s), sidecar with block maps vs stock (affinity off: %s)", sc, ioClass, dur(sf)),
+			Figure: dur(so), Baseline: dur(ss), Ratio: fmt.Sprintf("%.2f×", so/ss), Goal: "≤1.00× (not slower)"},
+		{Area: "affinity", Name: fmt.Sprintf("%s: CPU-bound class (%s), sidecar with block maps vs stock (affinity off: %s)", sc, cpuClass, dur(cf)),
+			Figure: dur(co), Baseline: dur(cs), Ratio: fmt.Sprintf("%.2f×", co/cs)},
+	}
+}
+
+// meanQueueTime is the mean completion (s) of a queue's jobs.
+func meanQueueTime(r experiment.Result, queue string) float64 {
+	s, n := 0.0, 0
+	for _, j := range r.Jobs {
+		if j.Queue == queue {
+			s += j.Duration().Seconds()
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return s / float64(n)
 }
 
 // nameNodeCallsAt1000: 1,000 running jobs, 2% of them replaced by new jobs

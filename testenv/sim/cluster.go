@@ -112,8 +112,7 @@ func NewCluster(sc *Scenario, seed int64) (*Cluster, error) {
 		dn := nt.DataNode == nil || *nt.DataNode
 		for i := 0; i < nt.Count; i++ {
 			host := fmt.Sprintf("%s-%04d.sim", nt.Name, i)
-			rack := fmt.Sprintf("/rack-%02d", seqByRack%sc.Racks)
-			seqByRack++
+			rack := nodeRack(nt, i, &seqByRack, sc.Racks)
 			n := &node{id: host + ":8041", host: host, rack: rack, typ: nt.Name, label: nt.Label, state: "RUNNING",
 				total: rmweb.Resource{MemoryMB: nt.MemoryMB, VCores: nt.VCores, GPUs: nt.GPUs}, datanode: dn, lastHealth: sc.Start}
 			c.nodes = append(c.nodes, n)
@@ -162,7 +161,7 @@ func (c *Cluster) expandJobs() []JobSpec {
 			at += time.Duration(c.rng.ExpFloat64() * float64(g.MeanGap))
 			maps := g.MapsMin + c.rng.IntN(g.MapsMax-g.MapsMin+1)
 			j := JobSpec{At: at, Name: fmt.Sprintf("%s_%s_%03d", g.Class, c.start.Add(at).Format("20060102"), i), Class: g.Class,
-				Queue: g.Queue, User: g.User, Maps: maps, Reduces: g.Reduces, Repeat: 1,
+				Queue: g.Queue, User: g.User, Maps: maps, Reduces: g.Reduces, Repeat: 1, InputRacks: g.InputRacks,
 				Tags: []string{"jobclass=" + g.Class}}
 			if j.User == "" {
 				j.User = "etl"

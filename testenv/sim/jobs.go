@@ -98,7 +98,7 @@ func (c *Cluster) submit(j JobSpec) *app {
 	size := int64(j.Maps) * block
 	replicas := make([][]string, j.Maps)
 	for i := range replicas {
-		replicas[i] = c.placeReplicas()
+		replicas[i] = c.placeReplicasIn(j.InputRacks)
 	}
 	f := c.fs.AddFile(a.inputPath, size, block, replicas)
 	for i, b := range f.Blocks {

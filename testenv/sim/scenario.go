@@ -70,6 +70,8 @@ type NodeTypeSpec struct {
 	Label    string `yaml:"label"`
 	// DataNode false makes a compute-only node (no HDFS blocks; Lee §4.2).
 	DataNode *bool `yaml:"datanode"`
+	// Racks, when set, are the rack indices its nodes sit in (placement.go).
+	Racks []int `yaml:"racks"`
 }
 
 // ClassSpec is a job class and its true speed per node type.
@@ -99,6 +101,8 @@ type JobSpec struct {
 	Label    string        `yaml:"node_label_expression"`
 	Repeat   int           `yaml:"repeat"`
 	Every    time.Duration `yaml:"every"`
+	// InputRacks, when set, are the racks holding the job's input (placement.go).
+	InputRacks []int `yaml:"input_racks"`
 }
 
 // GeneratorSpec draws Count jobs with exponential inter-arrival times.
@@ -115,6 +119,8 @@ type GeneratorSpec struct {
 	DeadlineProb float64       `yaml:"deadline_prob"` // share of jobs with a deadline tag
 	// DeadlineSlack multiplies a job's stand-alone estimate to set its goal.
 	DeadlineSlack float64 `yaml:"deadline_slack"`
+	// InputRacks, when set, are the racks holding its jobs' input (placement.go).
+	InputRacks []int `yaml:"input_racks"`
 }
 
 // ErrUnknownScenario is returned for a name that is neither shipped nor a file.
@@ -245,6 +251,7 @@ func (sc *Scenario) validate() error {
 	default:
 		bad = append(bad, fmt.Sprintf("conf_store %q: want file, memory, fs, zk or leveldb", sc.ConfStore))
 	}
+	bad = append(bad, sc.validatePlacement()...)
 	if len(sc.NodeTypes) == 0 {
 		bad = append(bad, "node_types: at least one is required")
 	}

@@ -1,0 +1,112 @@
+package sim
+
+import "fmt"
+
+// Rack placement keys (issue 17): which racks a node type's nodes sit in
+// (node_types[].racks) and which racks hold a generator's input
+// (generators[].input_racks), so a scenario can put a queue's data next to
+// the compute-only nodes or away from them. Racks are indices
+// 0..racks-1, the sim's /rack-00, /rack-01, ... Without these keys nodes
+// are dealt round-robin over all racks and replicas follow HDFS's default
+// policy over every DataNode.
+
+// rackName is the sim's name of rack index i.
+func rackName(i int) string { return fmt.Sprintf("/rack-%02d", i) }
+
+// nodeRack is the rack of a node type's i-th node: round-robin over the
+// type's racks when set, else over all racks in node order (seq counts the
+// unrestricted nodes so far).
+func nodeRack(nt NodeTypeSpec, i int, seq *int, racks int) string {
+	if len(nt.Racks) > 0 {
+		return rackName(nt.Racks[i%len(nt.Racks)])
+	}
+	r := rackName(*seq % racks)
+	*seq++
+	return r
+}
+
+// placeReplicasIn places a block's 3 replicas on DataNodes of the given
+// racks only, the default policy within them: one random node, then two
+// on one other rack of the set (the same rack when the set has one).
+// Empty racks: the default policy over every DataNode.
+func (c *Cluster) placeReplicasIn(racks []int) []string {
+	if len(racks) == 0 {
+		return c.placeReplicas()
+	}
+	in := map[string]bool{}
+	for _, r := range racks {
+		in[rackName(r)] = true
+	}
+	var cands []*node
+	for _, n := range c.nodes {
+		if n.datanode && in[n.rack] {
+			cands = append(cands, n)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	first := cands[c.rng.IntN(len(cands))]
+	var other []*node
+	for _, n := range cands {
+		if n.rack != first.rack {
+			other = append(other, n)
+		}
+	}
+	if len(other) == 0 {
+		other = cands
+	}
+	hosts := []string{first.host}
+	for tries := 0; len(hosts) < 3 && tries < 20; tries++ {
+		n := other[c.rng.IntN(len(other))]
+		dup := false
+		for _, h := range hosts {
+			dup = dup || h == n.host
+		}
+		if !dup {
+			hosts = append(hosts, n.host)
+		}
+	}
+	return hosts
+}
+
+// validatePlacement checks the rack keys: indices within racks, and every
+// input_racks set holding at least one DataNode.
+func (sc *Scenario) validatePlacement() []string {
+	var bad []string
+	racks := max(sc.Racks, 1)
+	dnRacks := map[int]bool{}
+	seq := 0
+	for i, nt := range sc.NodeTypes {
+		for _, r := range nt.Racks {
+			if r < 0 || r >= racks {
+				bad = append(bad, fmt.Sprintf("node_types[%d].racks: rack %d is outside 0..%d (racks: %d)", i, r, racks-1, racks))
+			}
+		}
+		dn := nt.DataNode == nil || *nt.DataNode
+		for k := 0; k < nt.Count; k++ {
+			r := seq % racks
+			if len(nt.Racks) > 0 {
+				r = nt.Racks[k%len(nt.Racks)]
+			} else {
+				seq++
+			}
+			if dn {
+				dnRacks[r] = true
+			}
+		}
+	}
+	for i, g := range sc.Generators {
+		hasDN := false
+		for _, r := range g.InputRacks {
+			if r < 0 || r >= racks {
+				bad = append(bad, fmt.Sprintf("generators[%d].input_racks: rack %d is outside 0..%d (racks: %d)", i, r, racks-1, racks))
+			}
+			hasDN = hasDN || dnRacks[r]
+		}
+		if len(g.InputRacks) > 0 && !hasDN {
+			bad = append(bad, fmt.Sprintf("generators[%d].input_racks %v: no DataNode sits in those racks", i, g.InputRacks))
+		}
+	}
+	return bad
+}
