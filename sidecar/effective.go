@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -255,6 +256,8 @@ func EffectiveRates(base progress.Rates, ref func(class string) string, loc map[
 		}
 		switch {
 		case len(cells[c]) == 0:
+		case queue != "" && sameCells(cells[c], cells[class]):
+			// One queue runs the class: the class's note says it.
 		case queue != "":
 			notes = append(notes, fmt.Sprintf("queue %s, class %s: rates count reads (T = Tr + Tp) for where the queue's input lives now: %s", queue, class, describeCells(cells[c])))
 		default:
@@ -262,6 +265,19 @@ func EffectiveRates(base progress.Rates, ref func(class string) string, loc map[
 		}
 	}
 	return effectiveRates{base: base, cells: cells}, notes
+}
+
+// sameCells: the same types at rates within 1%.
+func sameCells(a, b map[string]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for t, r := range a {
+		if o, ok := b[t]; !ok || math.Abs(r-o) > 0.01*math.Max(r, o) {
+			return false
+		}
+	}
+	return true
 }
 
 func describeCells(m map[string]float64) string {

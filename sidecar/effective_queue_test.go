@@ -31,6 +31,8 @@ func TestEffectiveRatesPerQueue(t *testing.T) {
 		"scan": {"storage": {NodeLocal: 1}, "compute": {RackLocal: 0.5}},
 		east:   {"storage": {NodeLocal: 1}, "compute": {RackLocal: 1}},
 		west:   {"storage": {NodeLocal: 1}, "compute": {}},
+		// Reads like the class as a whole: no note of its own.
+		QueueClass("scan", "root.like"): {"storage": {NodeLocal: 1}, "compute": {RackLocal: 0.5}},
 	}
 	rc := ReadCost{
 		Processing: map[string]calibrate.Processing{"scan": {Seconds: map[string]float64{"storage": 1, "compute": 0.4}, BlockMiB: 128}},
@@ -61,7 +63,7 @@ func TestEffectiveRatesPerQueue(t *testing.T) {
 		}
 	}
 	if len(notes) != 3 {
-		t.Errorf("want a note for the class and each queue, got %q", notes)
+		t.Errorf("want a note for the class and each queue reading apart from it, got %q", notes)
 	}
 }
 
