@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/yarn-sidecar/yarn-sidecar/internal/killpoint"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -117,6 +118,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		if out.Result == ResultNoChange || a.Audit == nil {
 			return
 		}
+		killpoint.At(killpoint.BeforeAudit)
 		if aerr := a.Audit.Append(entry); aerr != nil {
 			log.Error("audit log write failed", "error", aerr)
 			err = errors.Join(err, aerr)
@@ -194,7 +196,12 @@ func (a *Applier) applyMutation(ctx context.Context, plan *Plan, log hclog.Logge
 	// From here on the caller's cancellation is ignored: finish what we start.
 	wctx, cancel := a.writeContext(ctx)
 	defer cancel()
+	if err := a.recordIntent(plan, version); err != nil {
+		return ResultFailed, version, err // nothing sent
+	}
+	killpoint.At(killpoint.BeforePut)
 	putErr := a.API.UpdateConf(wctx, plan.Mutation)
+	killpoint.At(killpoint.AfterPut)
 	got, readErr := a.API.SchedulerConf(wctx)
 	newVersion, _ := a.API.ConfVersion(wctx)
 	if readErr != nil {

@@ -73,6 +73,7 @@ func (l *AuditLog) Append(e AuditEntry) error {
 	if err := l.f.Sync(); err != nil {
 		return fmt.Errorf("sync audit log %s: %w", l.f.Name(), err)
 	}
+	l.clearIntent() // the attempt in flight, if any, is recorded now
 	return nil
 }
 
