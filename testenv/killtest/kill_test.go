@@ -314,4 +314,3 @@ func pick(live map[string]string, keys map[string]string) string {
 	}
 	return b.String()
 }
-
