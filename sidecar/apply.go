@@ -217,6 +217,11 @@ func (a *Applier) applyMutation(ctx context.Context, plan *Plan, log hclog.Logge
 			// The RM refused as one transaction: nothing changed.
 			return ResultRejected, newVersion, &RejectedError{Stage: "rm-apply", Err: putErr}
 		}
+		if landedWhole(live, got, after, version, newVersion) {
+			log.Warn("the PUT's answer was lost but the read-back and the version show it landed whole", "error", putErr,
+				"version_before", version, "version_after", newVersion)
+			return ResultApplied, newVersion, nil
+		}
 		return a.rollback(wctx, live, got, fmt.Errorf("apply failed but the conf changed: %w", putErr), log)
 	}
 	if mismatches := diffOn(after, got, after, live); len(mismatches) > 0 {
