@@ -192,7 +192,7 @@ func TestApplySafetyRules(t *testing.T) {
 		// verified by the read-back and the version, neither re-sent nor
 		// rolled back (issue 20).
 		{name: "PUT answer lost after it landed is verified, not rolled back", setup: func(f *fakeRM) { f.failPutAfterApply = true },
-			targets: gpuTargets(80, 20), result: ResultApplied, puts: 1,
+			targets: gpuTargets(80, 20), result: ResultApplied, puts: 1, changed: true,
 			errCheck: func(err error) bool { return err == nil }},
 	}
 	for _, tc := range cases {
