@@ -214,6 +214,7 @@ func (c *Client) do(ctx context.Context, method, u string, query url.Values, bod
 		if strings.Contains(ct, "json") && json.Unmarshal(data, &rex) == nil && rex.RemoteException.Exception != "" {
 			re.Exception, re.Message = rex.RemoteException.Exception, rex.RemoteException.Message
 		}
+		re.Message = Redact(re.Message) // an error body may echo a cookie or a token
 		if len(re.Message) > 500 {
 			re.Message = re.Message[:500] + "…"
 		}

@@ -139,7 +139,7 @@ func TestKillAnywhere(t *testing.T) {
 		d := start(t, bin, cfg, point)
 		// Virtual time moves while we wait, so jobs progress, finish (history
 		// writes) and the plan changes (PUTs).
-		step := func() { rm.Step(2 * time.Second) }
+		step := func() { rm.Step(time.Second) }
 		if !poll(30*time.Second, 50*time.Millisecond, func() bool { step(); return started.MatchString(d.stdout.String()) || exited(d) }) {
 			d.kill(t)
 			t.Fatalf("kill %d: daemon did not start in 30 s:\n%s", i, d.stderr.String())
