@@ -27,8 +27,13 @@ func FuzzParseScenario(f *testing.F) {
 		for _, nt := range sc.NodeTypes {
 			nodes += nt.Count
 		}
-		if nodes > 200 || nodes < 0 || len(sc.Jobs) > 200 || len(sc.Generators) > 0 {
-			return // building a huge cluster is slow, not wrong
+		if nodes > 200 || len(sc.Jobs) > 200 || len(sc.Generators) > 0 || sc.Racks > 50 {
+			return // building a big cluster is slow, not wrong
+		}
+		for _, j := range sc.Jobs {
+			if j.Maps > 2000 || j.Reduces > 200 || j.Repeat > 20 {
+				return
+			}
 		}
 		if _, err := NewCluster(sc, 1); err != nil && err.Error() == "" {
 			t.Fatal("empty error")
