@@ -183,7 +183,7 @@ func (s *Store) Import(r io.Reader) (int, error) {
 		batch = append(batch, sm)
 	}
 	if err := sc.Err(); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("import line %d: %w", line+1, err)
 	}
 	return s.Add(batch)
 }

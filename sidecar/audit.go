@@ -108,5 +108,8 @@ func ReadAudit(r io.Reader) ([]AuditEntry, error) {
 		}
 		out = append(out, e)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return out, fmt.Errorf("audit log line %d: %w", line+1, err)
+	}
+	return out, nil
 }

@@ -41,7 +41,7 @@ func FuzzReadAudit(f *testing.F) {
 	f.Add([]byte(`{"time":"2026-01-01T00:00:00Z","cycle":2,"mode":"apply","result":"failed","error":"x"}` + "\n{\"time\":"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		entries, err := ReadAudit(bytes.NewReader(data))
-		if err != nil && !strings.Contains(err.Error(), "line") && !strings.Contains(err.Error(), "token too long") {
+		if err != nil && !strings.Contains(err.Error(), "line") {
 			t.Fatalf("error does not name the line: %v", err)
 		}
 		if len(entries) > bytes.Count(data, []byte("\n"))+1 {
