@@ -57,7 +57,9 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 	added, partial := 0, false
 	var fresh []calibrate.Sample
 	for _, a := range jobs {
-		ss := calibrate.SamplesFromApp(a, h.ClassKey.ClassOf(a), types)
+		// Each attempt's node by its NM web address (host:port), so two
+		// NodeManagers on one host are told apart.
+		ss := calibrate.SamplesFromApp(cluster.WithAttemptNodes(a, snap.Nodes), h.ClassKey.ClassOf(a), types)
 		n, err := h.Store.Add(ss)
 		if err != nil {
 			return err

@@ -52,7 +52,7 @@ func (d *deps) Periodic(cfg *sidecar.Config) map[string]func() {
 // yarnConfig builds the client config from the sidecar config, falling back
 // to HADOOP_CONF_DIR's yarn-site.xml and mapred-site.xml.
 func yarnConfig(cfg *sidecar.Config, log hclog.Logger) (yarn.Config, error) {
-	yc := yarn.Config{RMAddresses: append([]string(nil), cfg.RM...), JHSAddress: cfg.JobHistory, User: cfg.User,
+	yc := yarn.Config{RMAddresses: append([]string(nil), cfg.RM...), JHSAddress: cfg.JobHistory, WebProxyAddress: cfg.Proxy, User: cfg.User,
 		Timeout: cfg.Timeout, Logger: log.Named("yarn"), TLS: yarn.TLS{CAFile: cfg.CAFile}}
 	if k := cfg.Kerberos; k != nil {
 		yc.Kerberos = &yarn.Kerberos{Principal: k.Principal, Keytab: k.Keytab, CCache: k.CCache, Krb5Conf: k.Krb5Conf}
@@ -72,6 +72,9 @@ func yarnConfig(cfg *sidecar.Config, log hclog.Logger) (yarn.Config, error) {
 			}
 			if yc.JHSAddress == "" {
 				yc.JHSAddress = hc.JHSAddress
+			}
+			if yc.WebProxyAddress == "" {
+				yc.WebProxyAddress = hc.WebProxyAddress
 			}
 		}
 	}
