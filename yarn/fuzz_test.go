@@ -19,7 +19,7 @@ import (
 // the RM proxy) or the JobHistory server. The body is served in-process by
 // a RoundTripper (no sockets), for whichever path the call asks for, with
 // the content type the fuzzer picks. Seeds: the golden files and the real
-// Hadoop 3.3.6 recordings in testdata/fuzzseed.
+// Hadoop 3.3.6 recordings in testdata/real-3.3.6.
 
 // fuzzTransport answers every request with one body.
 type fuzzTransport struct {
@@ -64,7 +64,7 @@ var fuzzCalls = []func(ctx context.Context, c *Client) error{
 // FuzzClientViews: no body, status or content type makes a call panic or
 // hang, and a failed call names the endpoint it read.
 func FuzzClientViews(f *testing.F) {
-	seeds := fuzzseed.Files(f, "testdata/*.json", "testdata/fuzzseed/*.body", "testdata/fuzzseed/*.json")
+	seeds := fuzzseed.Files(f, "testdata/*.json", "testdata/real-3.3.6/*/*.body", "testdata/real-3.3.6/*/*.json")
 	for _, b := range seeds {
 		for i := range fuzzCalls {
 			f.Add(uint8(i), b, "application/json", uint16(200))

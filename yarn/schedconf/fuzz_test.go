@@ -10,14 +10,14 @@ import (
 
 // The decoders of what an RM (or an admin's file) sends: GET scheduler-conf
 // bodies and sched-conf mutations, XML or JSON. Seeds are the real Hadoop
-// 3.3.6 recordings (testdata/fuzzseed); crashers found by `make fuzz` stay
+// 3.3.6 recordings (testdata/real-3.3.6 here and in yarn/); crashers found by `make fuzz` stay
 // in testdata/fuzz as regression seeds.
 
 // FuzzParseConfInfo: never panics; an error names the format; what decodes
 // survives our own encode → decode round trip and the tree/validate steps
 // the applier runs on it return (error or not) without panicking.
 func FuzzParseConfInfo(f *testing.F) {
-	for _, b := range fuzzseed.Files(f, "testdata/fuzzseed/*scheduler-conf*.body") {
+	for _, b := range fuzzseed.Files(f, "../testdata/real-3.3.6/*/*scheduler-conf*.body") {
 		f.Add(b, "application/json")
 		f.Add(b, "")
 	}
@@ -51,7 +51,7 @@ func FuzzParseConfInfo(f *testing.F) {
 // FuzzParseMutation: never panics; what decodes re-encodes as XML (the form
 // we PUT) and applies to a small conf without panicking.
 func FuzzParseMutation(f *testing.F) {
-	for _, b := range fuzzseed.Files(f, "testdata/fuzzseed/real-mutations_bodies_*.xml") {
+	for _, b := range fuzzseed.Files(f, "testdata/real-3.3.6/bodies/*.xml") {
 		f.Add(b, "application/xml")
 	}
 	f.Add([]byte(`{"sched-conf":{"update-queue":{"queue-name":"root.a","params":{"entry":{"key":"capacity","value":"50"}}},"global-updates":[{"entry":{"key":"k","value":"v"}}]}}`), "application/json")
