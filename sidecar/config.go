@@ -38,6 +38,9 @@ type Config struct {
 	CAFile string `yaml:"ca_file"`
 	// Kerberos, when set, authenticates with SPNEGO.
 	Kerberos *KerberosConfig `yaml:"kerberos"`
+	// HA, when set, runs this sidecar as one of several: only the one
+	// elected through ZooKeeper writes to YARN (see sidecar/leader).
+	HA *HAConfig `yaml:"ha"`
 
 	// Interval between control cycles in `run`.
 	Interval time.Duration `yaml:"interval"`
@@ -236,6 +239,11 @@ func (c *Config) Validate() error {
 	}
 	if c.Interval < time.Second {
 		add("interval", "must be at least 1s, got %s", c.Interval)
+	}
+	if h := c.HA; h != nil {
+		for _, p := range h.validate() {
+			add("ha."+p[0], "%s", p[1])
+		}
 	}
 	for q, qc := range c.Queues {
 		if !strings.HasPrefix(q, "root.") {
