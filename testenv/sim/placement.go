@@ -70,11 +70,15 @@ func (c *Cluster) placeReplicasIn(racks []int) []string {
 	return hosts
 }
 
-// validatePlacement checks the rack keys: indices within racks, and every
-// input_racks set holding at least one DataNode.
+// validatePlacement checks the rack keys (node_types[].racks,
+// jobs[].input_racks, generators[].input_racks): indices within racks, and
+// every input_racks set holding at least one DataNode.
 func (sc *Scenario) validatePlacement() []string {
 	var bad []string
 	racks := max(sc.Racks, 1)
+	if racks > MaxRacks {
+		return nil // limits() names it
+	}
 	dnRacks := map[int]bool{}
 	seq := 0
 	for i, nt := range sc.NodeTypes {
@@ -84,29 +88,37 @@ func (sc *Scenario) validatePlacement() []string {
 			}
 		}
 		dn := nt.DataNode == nil || *nt.DataNode
-		for k := 0; k < nt.Count; k++ {
-			r := seq % racks
-			if len(nt.Racks) > 0 {
-				r = nt.Racks[k%len(nt.Racks)]
-			} else {
-				seq++
+		// Which racks the type's nodes land in, without a loop over the
+		// nodes (a count out of bounds is limits()'s error, not a hang).
+		if len(nt.Racks) > 0 {
+			for k := 0; k < min(max(nt.Count, 0), len(nt.Racks)); k++ {
+				dnRacks[nt.Racks[k]] = dnRacks[nt.Racks[k]] || dn
 			}
-			if dn {
-				dnRacks[r] = true
-			}
+			continue
 		}
+		for k := 0; k < min(max(nt.Count, 0), racks); k++ {
+			r := (seq + k) % racks
+			dnRacks[r] = dnRacks[r] || dn
+		}
+		seq = (seq + max(nt.Count, 0)) % racks
 	}
-	for i, g := range sc.Generators {
+	check := func(field string, in []int) {
 		hasDN := false
-		for _, r := range g.InputRacks {
+		for _, r := range in {
 			if r < 0 || r >= racks {
-				bad = append(bad, fmt.Sprintf("generators[%d].input_racks: rack %d is outside 0..%d (racks: %d)", i, r, racks-1, racks))
+				bad = append(bad, fmt.Sprintf("%s.input_racks: rack %d is outside 0..%d (racks: %d)", field, r, racks-1, racks))
 			}
 			hasDN = hasDN || dnRacks[r]
 		}
-		if len(g.InputRacks) > 0 && !hasDN {
-			bad = append(bad, fmt.Sprintf("generators[%d].input_racks %v: no DataNode sits in those racks", i, g.InputRacks))
+		if len(in) > 0 && !hasDN {
+			bad = append(bad, fmt.Sprintf("%s.input_racks %v: no DataNode sits in those racks", field, in))
 		}
+	}
+	for i, j := range sc.Jobs {
+		check(fmt.Sprintf("jobs[%d]", i), j.InputRacks)
+	}
+	for i, g := range sc.Generators {
+		check(fmt.Sprintf("generators[%d]", i), g.InputRacks)
 	}
 	return bad
 }

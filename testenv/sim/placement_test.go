@@ -75,6 +75,7 @@ func TestRackPlacementKeysRejectBadRacks(t *testing.T) {
 			"generators[0].input_racks: rack 5 is outside"},
 		{head + "node_types: [{name: s, count: 2, memory_mb: 1024, vcores: 1, racks: [0]}, {name: g, count: 2, memory_mb: 1024, vcores: 1, datanode: false, racks: [1]}]\n" +
 			"generators: [{class: c, count: 1, maps_min: 1, maps_max: 1, input_racks: [1]}]\n", "no DataNode sits in those racks"},
+		{head + "node_types: [{name: s, count: 2, memory_mb: 1024, vcores: 1}]\njobs: [{class: c, maps: 1, input_racks: [-1]}]\n", "jobs[0].input_racks: rack -1 is outside"},
 	}
 	for _, c := range cases {
 		_, err := ParseScenario([]byte(c.yaml), "bad.yaml")
