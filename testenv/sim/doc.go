@@ -17,7 +17,9 @@
 // utilisation, leaves ordering apps by priority then FIFO; node-locality
 // delay in missed scheduling opportunities; maximum-am-resource-percent;
 // MapReduce AMs, maps over HDFS blocks (replicas placed rack-aware on
-// DataNode hosts) and reduces with slow-start.
+// DataNode hosts, within a job's input_racks when the scenario names them;
+// node types can be kept to some racks: placement.go) and reduces with
+// slow-start.
 //
 // What it does not model: preemption, reservations, user limits
 // (user-limit-factor), DRF beyond "all three resources must fit", container
