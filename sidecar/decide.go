@@ -73,13 +73,12 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 
 	// Partitions and their slots per node type.
 	var parts []progress.PartitionSlots
+	nodeByID := snap.NodeByID() // one lookup per partition node, not a scan (issue 19)
 	for _, p := range snap.Partitions {
 		ps := progress.PartitionSlots{Name: p.Name, Exclusive: p.Exclusive, Slots: map[string]int64{}}
 		for _, id := range p.NodeIDs {
-			for _, n := range snap.Nodes {
-				if n.ID == id {
-					ps.Slots[types[n.ID]] += n.Total.Fits(slot)
-				}
+			if n, ok := nodeByID[id]; ok {
+				ps.Slots[types[n.ID]] += n.Total.Fits(slot)
 			}
 		}
 		parts = append(parts, ps)
@@ -194,8 +193,9 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 			jr[j.AppID] = j
 		}
 	}
+	appByID := appsByID(snap)
 	for _, js := range sh.Jobs {
-		app := findApp(snap, js.AppID)
+		app := appByID[js.AppID]
 		st := JobStatus{AppID: js.AppID, Name: app.Name, Queue: js.Queue, Class: js.Class, PS: js.PS, Containers: js.Containers,
 			Progress: app.Progress / 100}
 		if n := perQueue[js.Queue]; n > 0 {
@@ -271,13 +271,13 @@ func (d *PSDecider) deadlines(snap cluster.Snapshot, tree *schedconf.Tree, parts
 		}})
 }
 
-func findApp(s cluster.Snapshot, id string) cluster.App {
+// appsByID indexes the snapshot's apps (a scan per job was quadratic).
+func appsByID(s cluster.Snapshot) map[string]cluster.App {
+	out := make(map[string]cluster.App, len(s.Apps))
 	for _, a := range s.Apps {
-		if a.ID == id {
-			return a
-		}
+		out[a.ID] = a
 	}
-	return cluster.App{}
+	return out
 }
 
 // FloorRule returns the safety floor: one slot's worth of each partition,

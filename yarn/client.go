@@ -34,6 +34,11 @@ type Config struct {
 	Timeout time.Duration
 	// MaxResponseBytes caps a response body (default 256 MiB).
 	MaxResponseBytes int64
+	// HistoryTasksPerJob bounds how many succeeded tasks of each type of a
+	// finished job are read from JobHistory for calibration (each costs
+	// an attempts request, and a map one more for its counters). Default
+	// 64; negative: every task.
+	HistoryTasksPerJob int
 	// Retries for idempotent GETs (default 2; negative: none), with backoff.
 	Retries int
 	Logger  hclog.Logger
@@ -91,6 +96,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.MaxResponseBytes == 0 {
 		cfg.MaxResponseBytes = 256 << 20
+	}
+	if cfg.HistoryTasksPerJob == 0 {
+		cfg.HistoryTasksPerJob = defaultHistoryTasksPerJob
 	}
 	switch {
 	case cfg.Retries == 0:
