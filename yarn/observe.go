@@ -27,6 +27,16 @@ type ObserveOptions struct {
 	// (default 5 min; negative: always re-read). Each re-read costs two
 	// requests per app — 10,000 on a cluster running 5,000 apps.
 	PlacementMaxAge time.Duration
+	// NodeType classifies nodes (calibrate.Classifier.TypeOf). Given, each
+	// app's containers per node type come from its usage per partition
+	// where the partition holds one node type, and only apps on partitions
+	// that mix types are listed per node (issue 19); nil: every app is
+	// listed.
+	NodeType func(cluster.Node) string
+	// ListingBudget bounds the per-node listing requests of one observe
+	// when NodeType is set (two per app; default 400; negative: no bound).
+	// Apps over it are estimated from their partition's type mix.
+	ListingBudget int
 }
 
 // Observe reads one snapshot: nodes, partitions (computed from the nodes and
@@ -73,28 +83,55 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		snap.Errors = append(snap.Errors, cluster.LoadError{What: "scheduler-conf version", Endpoint: "/ws/v1/cluster/scheduler-conf/version", Err: err.Error()})
 	}
 
+	// Which apps are listed per node: all of them without node types;
+	// with them, only those whose partitions mix types, within budget.
+	var typeOf map[string]string
+	listApp := func(int) bool { return true }
+	if opts.NodeType != nil {
+		typeOf = make(map[string]string, len(snap.Nodes))
+		for _, n := range snap.Nodes {
+			typeOf[n.ID] = opts.NodeType(n)
+		}
+		if opts.ListingBudget == 0 {
+			opts.ListingBudget = defaultListingBudget
+		}
+		pt := typesByPartition(snap.Nodes, typeOf)
+		chosen := c.planListings(snap.Apps, pt, typeOf, snap.Time, opts.PlacementMaxAge, opts.ListingBudget)
+		listApp = func(i int) bool { return chosen[i] }
+	}
+
 	sem := make(chan struct{}, opts.Concurrency)
 	var mu sync.Mutex
 	for i := range snap.Apps {
+		list := listApp(i)
+		if !list && !(opts.Jobs && snap.Apps[i].Type == "MAPREDUCE") {
+			continue
+		}
 		wg.Add(1)
 		go func(a *cluster.App) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			byNode, cached := c.placements.get(a, snap.Time, opts.PlacementMaxAge)
-			var err error
-			if !cached {
-				if byNode, err = c.Containers(ctx, a.ID); err == nil {
-					c.placements.put(a, snap.Time, byNode)
+			if list {
+				byNode, cached := c.placements.get(a, snap.Time, opts.PlacementMaxAge)
+				var err error
+				if !cached {
+					if byNode, err = c.Containers(ctx, a.ID); err == nil {
+						c.placements.put(a, snap.Time, byNode)
+					}
 				}
+				mu.Lock()
+				if err != nil {
+					snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " containers", Endpoint: "/ws/v1/cluster/apps/" + a.ID + "/appattempts", Err: err.Error()})
+				} else {
+					a.ContainersByNode = byNode
+					if typeOf != nil {
+						a.ContainersByType = listedByType(byNode, typeOf)
+						a.Placement = cluster.PlacementListed
+					}
+				}
+				mu.Unlock()
 			}
-			mu.Lock()
-			if err != nil {
-				snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " containers", Endpoint: "/ws/v1/cluster/apps/" + a.ID + "/appattempts", Err: err.Error()})
-			} else {
-				a.ContainersByNode = byNode
-			}
-			mu.Unlock()
 			if opts.Jobs && a.Type == "MAPREDUCE" {
 				j, err := c.RunningJob(ctx, *a)
 				mu.Lock()
@@ -108,10 +145,18 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		}(&snap.Apps[i])
 	}
 	wg.Wait()
-	c.placements.keep(snap.Apps)
+	if typeOf != nil {
+		c.placements.keepListed(snap.Apps)
+	} else {
+		c.placements.keep(snap.Apps)
+	}
 	sort.Slice(snap.Errors, func(i, j int) bool { return snap.Errors[i].What < snap.Errors[j].What })
 	return snap, ctx.Err()
 }
+
+// defaultListingBudget is ObserveOptions.ListingBudget's default: 200
+// apps listed per cycle.
+const defaultListingBudget = 400
 
 // partitions groups usable nodes by label, with exclusivity from the labels.
 func partitions(nodes []cluster.Node, labels []Label) []cluster.Partition {
