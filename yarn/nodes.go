@@ -83,42 +83,58 @@ type nodesJSON struct {
 
 // Nodes reads /ws/v1/cluster/nodes.
 func (c *Client) Nodes(ctx context.Context) ([]cluster.Node, error) {
-	var body nodesJSON
+	var body nodesStream
 	if err := c.rmGet(ctx, "/ws/v1/cluster/nodes", nil, &body); err != nil {
 		return nil, err
 	}
-	if body.Nodes == nil {
-		return nil, nil
+	if body.missing >= 0 {
+		return nil, fmt.Errorf("GET /ws/v1/cluster/nodes: node %d has no id", body.missing)
 	}
-	out := make([]cluster.Node, 0, len(body.Nodes.Node))
-	for i, n := range body.Nodes.Node {
-		if n.ID == "" {
-			return nil, fmt.Errorf("GET /ws/v1/cluster/nodes: node %d has no id", i)
+	return body.nodes, nil
+}
+
+// nodesStream decodes /nodes element by element (stream.go).
+type nodesStream struct {
+	nodes   []cluster.Node
+	missing int // index of the first node without an id, or -1
+}
+
+func (s *nodesStream) decodeStream(dec *json.Decoder) error {
+	s.nodes, s.missing = nil, -1
+	i := 0
+	return decodeListAt(dec, []string{"nodes", "node"}, func(n *nodeJSON) error {
+		if n.ID == "" && s.missing < 0 {
+			s.missing = i
 		}
-		used := n.UsedResource.resource()
-		if n.UsedResource == nil {
-			used = cluster.Resource{MemoryMB: int64(n.UsedMemoryMB), VCores: int64(n.UsedVirtualCores)}
-		}
-		total := n.TotalResource.resource()
-		if n.TotalResource == nil {
-			avail := n.AvailableResource.resource()
-			if n.AvailableResource == nil {
-				avail = cluster.Resource{MemoryMB: int64(n.AvailMemoryMB), VCores: int64(n.AvailableVirtualCores)}
-			}
-			total = used.Add(avail)
-		}
-		host := n.NodeHostName
-		if host == "" {
-			host, _, _ = strings.Cut(n.ID, ":")
-		}
-		part := ""
-		if len(n.NodeLabels) > 0 {
-			part = n.NodeLabels[0]
-		}
-		out = append(out, cluster.Node{ID: n.ID, Host: host, Rack: n.Rack, State: cluster.NodeState(n.State),
-			HTTPAddress: cluster.HTTPHostPort(n.NodeHTTPAddress), Partition: part, Total: total, Used: used, NumContainers: int(n.NumContainers)})
+		i++
+		s.nodes = append(s.nodes, n.node())
+		return nil
+	})
+}
+
+func (n *nodeJSON) node() cluster.Node {
+	used := n.UsedResource.resource()
+	if n.UsedResource == nil {
+		used = cluster.Resource{MemoryMB: int64(n.UsedMemoryMB), VCores: int64(n.UsedVirtualCores)}
 	}
-	return out, nil
+	total := n.TotalResource.resource()
+	if n.TotalResource == nil {
+		avail := n.AvailableResource.resource()
+		if n.AvailableResource == nil {
+			avail = cluster.Resource{MemoryMB: int64(n.AvailMemoryMB), VCores: int64(n.AvailableVirtualCores)}
+		}
+		total = used.Add(avail)
+	}
+	host := n.NodeHostName
+	if host == "" {
+		host, _, _ = strings.Cut(n.ID, ":")
+	}
+	part := ""
+	if len(n.NodeLabels) > 0 {
+		part = n.NodeLabels[0]
+	}
+	return cluster.Node{ID: n.ID, Host: host, Rack: n.Rack, State: cluster.NodeState(n.State),
+		HTTPAddress: cluster.HTTPHostPort(n.NodeHTTPAddress), Partition: part, Total: total, Used: used, NumContainers: int(n.NumContainers)}
 }
 
 // Label is a node label and its exclusivity.
