@@ -24,10 +24,12 @@ type gpuCount int64
 
 // resourceInformationsJSON is a resource's resourceInformations.
 type resourceInformationsJSON struct {
-	ResourceInformation jerseyList[struct {
-		Name  string    `json:"name"`
-		Value jerseyInt `json:"value"`
-	}] `json:"resourceInformation"`
+	ResourceInformation jerseyList[gpuEntry] `json:"resourceInformation"`
+}
+
+type gpuEntry struct {
+	Name  string    `json:"name"`
+	Value jerseyInt `json:"value"`
 }
 
 var gpuResource = []byte(`"yarn.io/gpu"`)
@@ -35,6 +37,19 @@ var gpuResource = []byte(`"yarn.io/gpu"`)
 func (g *gpuCount) UnmarshalJSON(b []byte) error {
 	*g = 0
 	if !bytes.Contains(b, gpuResource) {
+		return nil
+	}
+	// The common array form decodes in one pass; Jersey's other list
+	// encodings (one object) through jerseyList.
+	var plain struct {
+		ResourceInformation []gpuEntry `json:"resourceInformation"`
+	}
+	if err := json.Unmarshal(b, &plain); err == nil {
+		for _, i := range plain.ResourceInformation {
+			if i.Name == "yarn.io/gpu" {
+				*g = gpuCount(i.Value)
+			}
+		}
 		return nil
 	}
 	var ri resourceInformationsJSON

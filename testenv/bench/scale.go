@@ -230,6 +230,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	for _, a := range snap.RunningApps() {
 		placed[a.Placement]++
 	}
+	label := fmt.Sprintf("%s (%d nodes, %d running apps, %d queues)", name, len(snap.Nodes), len(snap.RunningApps()), len(snap.LeafQueues()))
 	c.RunUntil(c.Now().Add(30 * time.Second))
 	nxM, nxRM, nxReq, err := meter.metered(func() error {
 		var err error
@@ -294,7 +295,6 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	rmShare := func(busy, wall time.Duration, req int64) string {
 		return fmt.Sprintf("RM busy %s over %d requests", ms(busy), req)
 	}
-	label := fmt.Sprintf("%s (%d nodes, %d running apps, %d queues)", name, len(snap.Nodes), len(snap.RunningApps()), len(snap.LeafQueues()))
 	rows := []Row{
 		{Area: "scale", Name: fmt.Sprintf("%s: one snapshot (placement: %d by partition, %d listed, %d estimated); %s", label,
 			placed[cluster.PlacementPartition], placed[cluster.PlacementListed], placed[cluster.PlacementEstimated], rmShare(snRM, snM.Wall, snReq)),
