@@ -85,8 +85,19 @@ type nodeJSON struct {
 	AvailableVirtualCores jerseyInt          `json:"availableVirtualCores"`
 	NodeLabels            jerseyList[string] `json:"nodeLabels"`
 	UsedResource          *resourceJSON      `json:"usedResource"`
-	AvailableResource     *resourceJSON      `json:"availableResource"`
-	TotalResource         *resourceJSON      `json:"totalResource"`
+	// AvailableResource is decoded only when totalResource is missing
+	// (before 3.x): a third of every node's bulk otherwise read for nothing.
+	AvailableResource lazyResource  `json:"availableResource"`
+	TotalResource     *resourceJSON `json:"totalResource"`
+}
+
+// lazyResource is a resource kept as its JSON text, decoded only when
+// needed.
+type lazyResource string
+
+func (l *lazyResource) UnmarshalJSON(b []byte) error {
+	*l = lazyResource(b)
+	return nil
 }
 
 // nodesJSON is the body of /nodes.
@@ -134,9 +145,10 @@ func (n *nodeJSON) node() cluster.Node {
 	}
 	total := n.TotalResource.resource()
 	if n.TotalResource == nil {
-		avail := n.AvailableResource.resource()
-		if n.AvailableResource == nil {
-			avail = cluster.Resource{MemoryMB: int64(n.AvailMemoryMB), VCores: int64(n.AvailableVirtualCores)}
+		avail := cluster.Resource{MemoryMB: int64(n.AvailMemoryMB), VCores: int64(n.AvailableVirtualCores)}
+		var ar *resourceJSON
+		if n.AvailableResource != "" && json.Unmarshal([]byte(n.AvailableResource), &ar) == nil && ar != nil {
+			avail = ar.resource()
 		}
 		total = used.Add(avail)
 	}

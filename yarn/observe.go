@@ -54,12 +54,15 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		nodeErr, qErr, aErr error
 		labels              []Label
 		labelErr            error
+		confVersion         int64
+		confErr             error
 	)
-	wg.Add(4)
+	wg.Add(5)
 	go func() { defer wg.Done(); snap.Nodes, nodeErr = c.Nodes(ctx) }()
 	go func() { defer wg.Done(); snap.Queues, qErr = c.Queues(ctx) }()
 	go func() { defer wg.Done(); snap.Apps, aErr = c.Apps(ctx, "RUNNING") }()
 	go func() { defer wg.Done(); labels, labelErr = c.NodeLabels(ctx) }()
+	go func() { defer wg.Done(); confVersion, confErr = c.ConfVersion(ctx) }()
 	wg.Wait()
 	if err := errors.Join(nodeErr, qErr, aErr); err != nil {
 		return snap, fmt.Errorf("observe %s: %w", c.ActiveRM(), err)
@@ -77,10 +80,10 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 	}
 	snap.Partitions = partitions(snap.Nodes, labels)
 	snap.ResolveAppQueues()
-	if v, err := c.ConfVersion(ctx); err == nil {
-		snap.ConfVersion = v
-	} else if !errors.Is(err, ErrConfNotMutable) {
-		snap.Errors = append(snap.Errors, cluster.LoadError{What: "scheduler-conf version", Endpoint: "/ws/v1/cluster/scheduler-conf/version", Err: err.Error()})
+	if confErr == nil {
+		snap.ConfVersion = confVersion
+	} else if !errors.Is(confErr, ErrConfNotMutable) {
+		snap.Errors = append(snap.Errors, cluster.LoadError{What: "scheduler-conf version", Endpoint: "/ws/v1/cluster/scheduler-conf/version", Err: confErr.Error()})
 	}
 
 	// Which apps are listed per node: all of them without node types;
