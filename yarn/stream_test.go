@@ -45,3 +45,30 @@ func TestDecodeListAtJerseyEncodings(t *testing.T) {
 		t.Fatalf("bare string: %v %v", labels, err)
 	}
 }
+
+// The fast read of the GPU value agrees with the decoder, and declines
+// anything but the flat form.
+func TestGPUValueFast(t *testing.T) {
+	cases := []struct {
+		body   string
+		want   int64
+		fastOK bool
+	}{
+		{`{"resourceInformation":[{"attributes":{},"name":"memory-mb","value":2048},{"attributes":{},"maximumAllocation":8,"name":"yarn.io/gpu","resourceType":"COUNTABLE","units":"","value":4}]}`, 4, true},
+		{`{"resourceInformation":[{"name": "yarn.io/gpu", "units":"", "value": 0 }]}`, 0, true},
+		{`{"resourceInformation":[{"name":"yarn.io/gpu","value":"2"}]}`, 2, true},
+		{`{"resourceInformation":{"value":3,"name":"yarn.io/gpu"}}`, 3, false},                     // value before name
+		{`{"resourceInformation":[{"name":"yarn.io/gpu","attributes":{"a":1},"value":5}]}`, 5, false}, // nested object after name
+		{`{"resourceInformation":[{"name":"memory-mb","value":1}]}`, 0, false},
+	}
+	for _, c := range cases {
+		v, ok := gpuValueFast([]byte(c.body))
+		if ok != c.fastOK || ok && v != c.want {
+			t.Errorf("%s: fast %d %v, want %d %v", c.body, v, ok, c.want, c.fastOK)
+		}
+		var g gpuCount
+		if err := json.Unmarshal([]byte(c.body), &g); err != nil || int64(g) != c.want {
+			t.Errorf("%s: decoded %d %v, want %d", c.body, g, err, c.want)
+		}
+	}
+}
