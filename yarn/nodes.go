@@ -71,10 +71,10 @@ func (g *gpuCount) UnmarshalJSON(b []byte) error {
 // gpuValueFast reads the yarn.io/gpu entry's value straight from the
 // text, without decoding the list: every resource of every node, app and
 // queue carries one on a cluster with GPUs, and decoding them was a fifth
-// of a snapshot's CPU (issue 19). It answers only when the entry is flat
-// and reads `"name":"yarn.io/gpu"` followed, before the entry's closing
-// brace, by `"value":N` (Jersey writes the keys in that order); anything
-// else is left to the decoder (ok false). b is valid JSON (the decoder
+// of a snapshot's CPU (issue 19). It answers only when the entry reads
+// `"name":"yarn.io/gpu"` followed, before the entry ends or nests, by
+// `"value":N` (Jersey writes the keys in that order); anything else is
+// left to the decoder (ok false). b is valid JSON (the decoder
 // checked it).
 func gpuValueFast(b []byte) (int64, bool) {
 	i := bytes.Index(b, gpuResource)
@@ -82,13 +82,15 @@ func gpuValueFast(b []byte) (int64, bool) {
 		bytes.Count(b, gpuResource) != 1 {
 		return 0, false
 	}
+	// The entry's keys after the name, up to its end or a nested value:
+	// a "value" key there belongs to the entry.
 	rest := b[i+len(gpuResource):]
-	end := bytes.IndexByte(rest, '}')
+	end := bytes.IndexAny(rest, "{[}")
 	if end < 0 {
 		return 0, false
 	}
 	entry := rest[:end]
-	if bytes.ContainsAny(entry, "{[\\") {
+	if bytes.IndexByte(entry, '\\') >= 0 {
 		return 0, false
 	}
 	j := bytes.Index(entry, []byte(`"value":`))

@@ -57,8 +57,9 @@ func TestGPUValueFast(t *testing.T) {
 		{`{"resourceInformation":[{"attributes":{},"name":"memory-mb","value":2048},{"attributes":{},"maximumAllocation":8,"name":"yarn.io/gpu","resourceType":"COUNTABLE","units":"","value":4}]}`, 4, true},
 		{`{"resourceInformation":[{"name": "yarn.io/gpu", "units":"", "value": 0 }]}`, 0, true},
 		{`{"resourceInformation":[{"name":"yarn.io/gpu","value":"2"}]}`, 2, true},
-		{`{"resourceInformation":{"value":3,"name":"yarn.io/gpu"}}`, 3, false},                     // value before name
+		{`{"resourceInformation":{"value":3,"name":"yarn.io/gpu"}}`, 3, false},                        // value before name
 		{`{"resourceInformation":[{"name":"yarn.io/gpu","attributes":{"a":1},"value":5}]}`, 5, false}, // nested object after name
+		{`{"resourceInformation":[{"name":"yarn.io/gpu","value":6,"attributes":{}}]}`, 6, true},       // the mini RM's order
 		{`{"resourceInformation":[{"name":"memory-mb","value":1}]}`, 0, false},
 	}
 	for _, c := range cases {
