@@ -58,8 +58,10 @@ type Client struct {
 	// serverTime is the Date header of the last response (unix seconds):
 	// the cluster's clock, which app and task times are relative to.
 	serverTime atomic.Int64
-	// placements reuses apps' containers per node between snapshots.
+	// placements reuses apps' containers per node between snapshots,
+	// jobs their MapReduce jobs.
 	placements placements
+	jobs       jobCache
 }
 
 // ServerTime is the cluster's clock as of the last response (its HTTP Date

@@ -67,3 +67,49 @@ func TestFinishedJobsSampleTasks(t *testing.T) {
 	}
 	t.Logf("JobHistory requests for 2 finished 256-map jobs: %d reading every task, %d sampled", allN, sampledN)
 }
+
+type proxyCounter struct{ n atomic.Int64 }
+
+func (p *proxyCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasPrefix(r.URL.Path, "/proxy/") {
+		p.n.Add(1)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Issue 19: a running job is read from its AM again only when the RM's
+// view of the app (progress, containers, allocation) changed.
+func TestObserveReusesUnchangedJobs(t *testing.T) {
+	tc := sim.Start(t, "lee-gpu", 1)
+	tc.Step(3 * time.Minute)
+	pc := &proxyCounter{}
+	c, err := yarn.New(yarn.Config{RMAddresses: []string{tc.URL}, JHSAddress: tc.URL, HTTPClient: &http.Client{Transport: pc}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	first, err := c.Observe(ctx, yarn.ObserveOptions{Now: tc.Now(), Jobs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n1 := pc.n.Load()
+	again, err := c.Observe(ctx, yarn.ObserveOptions{Now: tc.Now(), Jobs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n1 == 0 || pc.n.Load() != n1 {
+		t.Fatalf("AM requests: %d for the first snapshot, %d more for an unchanged cluster (want >0, 0)", n1, pc.n.Load()-n1)
+	}
+	for i, a := range again.RunningApps() {
+		if a.Job == nil || first.RunningApps()[i].Job == nil || a.Job.MapsCompleted != first.RunningApps()[i].Job.MapsCompleted {
+			t.Fatalf("%s: reused job %+v, first %+v", a.ID, a.Job, first.RunningApps()[i].Job)
+		}
+	}
+	tc.Step(time.Minute)
+	if _, err := c.Observe(ctx, yarn.ObserveOptions{Now: tc.Now(), Jobs: true}); err != nil {
+		t.Fatal(err)
+	}
+	if pc.n.Load() == n1 {
+		t.Fatal("a minute later (jobs progressed) no AM was read again")
+	}
+}

@@ -22,7 +22,8 @@ type ObserveOptions struct {
 	Jobs bool
 	// Concurrency bounds per-app calls (default 8).
 	Concurrency int
-	// PlacementMaxAge bounds how long an app's containers-per-node may be
+	// PlacementMaxAge bounds how long an app's containers-per-node (and,
+	// with Jobs, its job: while its progress is unchanged too) may be
 	// reused while its running containers and allocation are unchanged
 	// (default 5 min; negative: always re-read). Each re-read costs two
 	// requests per app — 10,000 on a cluster running 5,000 apps.
@@ -136,7 +137,13 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 				mu.Unlock()
 			}
 			if opts.Jobs && a.Type == "MAPREDUCE" {
-				j, err := c.RunningJob(ctx, *a)
+				j, cached := c.jobs.get(a, snap.Time, opts.PlacementMaxAge)
+				var err error
+				if !cached {
+					if j, err = c.RunningJob(ctx, *a); err == nil {
+						c.jobs.put(a, snap.Time, j)
+					}
+				}
 				mu.Lock()
 				if err != nil {
 					snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " job", Endpoint: "/proxy/" + a.ID + "/ws/v1/mapreduce", Err: err.Error()})
@@ -148,6 +155,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		}(&snap.Apps[i])
 	}
 	wg.Wait()
+	c.jobs.keep(snap.Apps)
 	if typeOf != nil {
 		c.placements.keepListed(snap.Apps)
 	} else {
