@@ -146,6 +146,9 @@ type Status struct {
 	BoundPS float64       `json:"boundPS"`
 	History []PSPoint     `json:"history"`
 	Plans   []PlanRecord  `json:"plans"`
+	// Inputs is the latest cycle's view of running jobs' HDFS inputs,
+	// unreadable ones with their error (nil when block maps are off).
+	Inputs *InputsReport `json:"inputs,omitempty"`
 }
 
 // Overview is what the report's header, queue table and "what it bought"

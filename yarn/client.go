@@ -403,6 +403,7 @@ func (c *Client) answer(method, u string, status int, hdr http.Header, body io.R
 		if strings.Contains(ct, "json") && json.Unmarshal(data, &rex) == nil && rex.RemoteException.Exception != "" {
 			re.Exception, re.Message = rex.RemoteException.Exception, rex.RemoteException.Message
 		}
+		re.Message = Redact(re.Message) // an error body may echo a cookie or a token
 		if len(re.Message) > 500 {
 			re.Message = re.Message[:500] + "…"
 		}

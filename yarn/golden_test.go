@@ -515,7 +515,8 @@ func TestGoldenHistoryServer34(t *testing.T) {
 	wantAttempts := []cluster.Attempt{
 		{ID: "attempt_1326381300833_2_2_m_0_0", TaskID: "task_1326381300833_2_2_m_0", JobID: jobID, Type: cluster.TaskMap, State: "SUCCEEDED",
 			NodeHTTPAddress: "host.domain.com:8042", Rack: "/98.139.92.0",
-			StartTime: time.UnixMilli(1326381450680).UTC(), FinishTime: time.UnixMilli(1326381453318).UTC(), Elapsed: 2638 * time.Millisecond},
+			StartTime: time.UnixMilli(1326381450680).UTC(), FinishTime: time.UnixMilli(1326381453318).UTC(), Elapsed: 2638 * time.Millisecond,
+			CPUTime: 860 * time.Millisecond}, // the documented attempt counters' CPU_MILLISECONDS
 		{ID: "attempt_1326232085508_4_4_r_0_0", TaskID: "task_1326381300833_2_2_r_0", JobID: jobID, Type: cluster.TaskReduce, State: "RUNNING",
 			NodeHTTPAddress: "host.domain.com:8042", Rack: "/98.139.92.0",
 			StartTime: time.UnixMilli(1326238777460).UTC(), ShuffleElapsed: 2592 * time.Millisecond, MergeElapsed: 47 * time.Millisecond},

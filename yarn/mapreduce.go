@@ -272,11 +272,11 @@ func (c *Client) jobAttempts(ctx context.Context, b jobBase, jobID string) ([]cl
 			ca := a.attempt(t.ID, jobID)
 			ca.Speculative = spec[i]
 			if ca.Succeeded() && ca.Type == cluster.TaskMap {
-				bytes, err := c.attemptBytesRead(ctx, b, jobID, t.ID, a.ID)
+				bytes, cpu, err := c.attemptCounters(ctx, b, jobID, t.ID, a.ID)
 				if err != nil {
 					return nil, nil, err
 				}
-				ca.HDFSBytesRead = bytes
+				ca.HDFSBytesRead, ca.CPUTime = bytes, cpu
 			}
 			out = append(out, ca)
 		}
@@ -300,18 +300,29 @@ func (a attemptJSON) attempt(taskID, jobID string) cluster.Attempt {
 }
 
 func (c *Client) attemptBytesRead(ctx context.Context, b jobBase, jobID, taskID, attemptID string) (int64, error) {
+	n, _, err := c.attemptCounters(ctx, b, jobID, taskID, attemptID)
+	return n, err
+}
+
+// attemptCounters returns an attempt's HDFS_BYTES_READ and CPU_MILLISECONDS.
+func (c *Client) attemptCounters(ctx context.Context, b jobBase, jobID, taskID, attemptID string) (int64, time.Duration, error) {
 	var body attemptCountersJSON
 	if err := c.getJSON(ctx, b.root+"/jobs/"+jobID+"/tasks/"+taskID+"/attempts/"+attemptID+"/counters", nil, &body); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
+	var bytes int64
+	var cpu time.Duration
 	for _, g := range body.Counters.Groups {
 		for _, ct := range g.Counter {
-			if ct.Name == "HDFS_BYTES_READ" {
-				return int64(ct.Value), nil
+			switch ct.Name {
+			case "HDFS_BYTES_READ":
+				bytes = int64(ct.Value)
+			case "CPU_MILLISECONDS":
+				cpu = time.Duration(ct.Value) * time.Millisecond
 			}
 		}
 	}
-	return 0, nil
+	return bytes, cpu, nil
 }
 
 func goneReason(amErr error) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,9 +28,15 @@ type deps struct {
 	// Layouter is the node-label step (used when labels may change, and by
 	// `labels plan|apply`).
 	Layouter *sidecar.LabelLayouter
+	// BlockMaps reads running jobs' HDFS block maps (nil when hdfs is off).
+	BlockMaps *sidecar.BlockMaps
+	hdfs      io.Closer
 }
 
 func (d *deps) Close() error {
+	if d.hdfs != nil {
+		d.hdfs.Close()
+	}
 	if d.Store != nil {
 		return d.Store.Close()
 	}
@@ -133,6 +140,10 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
 				FloorPercent: sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)}
 		}}
+	if err := wireHDFS(cfg, d, log); err != nil {
+		d.Close()
+		return nil, err
+	}
 	return d, nil
 }
 

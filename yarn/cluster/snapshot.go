@@ -293,6 +293,9 @@ type Attempt struct {
 	ReduceElapsed  time.Duration `json:"reduceElapsed,omitempty"`
 	// HDFSBytesRead is the attempt's HDFS_BYTES_READ counter.
 	HDFSBytesRead int64 `json:"hdfsBytesRead"`
+	// CPUTime is the attempt's CPU_MILLISECONDS counter: the task JVM's
+	// CPU time, so Elapsed − CPUTime is mostly time spent waiting on reads.
+	CPUTime time.Duration `json:"cpuTime,omitempty"`
 	// Speculative is set when the attempt is not the task's first.
 	Speculative bool `json:"speculative,omitempty"`
 }
