@@ -30,6 +30,9 @@ func run() error {
 	if len(os.Args) > 1 && os.Args[1] == "demo" {
 		return runDemo(os.Args[2:])
 	}
+	if len(os.Args) > 1 && os.Args[1] == "compare" {
+		return runCompare(os.Args[2:], os.Stdout)
+	}
 	scenario := flag.String("scenario", "lee-gpu", "shipped scenario name ("+fmt.Sprint(sim.Names())+", fb-2009) or a YAML file")
 	listen := flag.String("listen", "127.0.0.1:0", "address to serve on (loopback by default)")
 	speed := flag.Float64("speed", 60, "virtual seconds per wall second")

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -136,7 +137,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	historyPath := o.history
 	if historyPath == "" {
-		historyPath = filepath.Join(dir, fmt.Sprintf("history-%s-%d.db", scenario, seed))
+		historyPath = filepath.Join(dir, fmt.Sprintf("history-%s-%d.db", fileTag(scenario), seed))
 	}
 	if o.WarmupSteered && o.WarmupSeed != 0 {
 		w := o
@@ -204,7 +205,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	audit, err := sidecar.OpenAuditLog(filepath.Join(dir, fmt.Sprintf("audit-%s-%d.jsonl", scenario, seed)))
+	audit, err := sidecar.OpenAuditLog(filepath.Join(dir, fmt.Sprintf("audit-%s-%d.jsonl", fileTag(scenario), seed)))
 	if err != nil {
 		return Result{}, err
 	}
@@ -273,4 +274,14 @@ func referenceOf(cfg *sidecar.Config) map[string]string {
 		return nil
 	}
 	return map[string]string{"*": cfg.Calibrate.ReferenceType}
+}
+
+// fileTag makes a scenario name or path usable in a file name.
+func fileTag(scenario string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' {
+			return '_'
+		}
+		return r
+	}, scenario)
 }
