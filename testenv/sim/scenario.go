@@ -36,6 +36,8 @@ type Scenario struct {
 	Conf           map[string]string `yaml:"conf"`
 	Jobs           []JobSpec         `yaml:"jobs"`
 	Generators     []GeneratorSpec   `yaml:"generators"`
+	// Trace adds the jobs of a SWIM-format trace (see TraceSpec, fb.go).
+	Trace *TraceSpec `yaml:"trace"`
 }
 
 // Bandwidth is the read rate of a map's input by locality (Lee §4.3.1.2 Tr).
@@ -126,6 +128,9 @@ func LoadScenario(nameOrPath string) (*Scenario, error) {
 	if nameOrPath == "fb-2009" {
 		return FacebookTrace("")
 	}
+	if sc, ok, err := traceScenario(nameOrPath); ok {
+		return sc, err
+	}
 	data, err := scenarioFS.ReadFile("scenarios/" + nameOrPath + ".yaml")
 	src := nameOrPath
 	if err != nil {
@@ -145,6 +150,16 @@ func ParseScenario(data []byte, source string) (*Scenario, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(&sc); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", source, err)
+	}
+	// A SWIM trace as the source of jobs (issue 18).
+	if sc.Trace != nil {
+		dir := ""
+		if _, err := os.Stat(source); err == nil {
+			dir = filepath.Dir(source)
+		}
+		if err := sc.applyTrace(dir); err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", source, err)
+		}
 	}
 	sc.defaults()
 	if err := sc.validate(); err != nil {
