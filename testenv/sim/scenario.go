@@ -76,6 +76,16 @@ type ClassSpec struct {
 	MapVCores      int64              `yaml:"map_vcores"`
 	MapGPUs        int64              `yaml:"map_gpus"`
 	Speed          map[string]float64 `yaml:"speed"` // node type → factor (default 1)
+	// SpeedChanges replace speed factors from a time on (a new version of
+	// the job, a driver update): learned rates must follow (issue 18).
+	SpeedChanges []SpeedChange `yaml:"speed_changes"`
+}
+
+// SpeedChange sets a class's speed per node type from At (since the
+// scenario's start) on; types it omits keep their factor.
+type SpeedChange struct {
+	At    time.Duration      `yaml:"at"`
+	Speed map[string]float64 `yaml:"speed"`
 }
 
 // JobSpec is one job arrival (Repeat > 1 submits copies Every apart).
@@ -219,6 +229,13 @@ func (sc *Scenario) validate() error {
 				bad = append(bad, fmt.Sprintf("classes[%d].speed: unknown node type %q", i, t))
 			}
 		}
+		for k, ch := range c.SpeedChanges {
+			for t := range ch.Speed {
+				if !types[t] {
+					bad = append(bad, fmt.Sprintf("classes[%d].speed_changes[%d]: unknown node type %q", i, k, t))
+				}
+			}
+		}
 		classes[c.Name] = true
 	}
 	for i, j := range sc.Jobs {
@@ -269,4 +286,18 @@ func (sc *Scenario) TrueSpeed(nodeType, class string) float64 {
 		return s
 	}
 	return 1
+}
+
+// SpeedAt is TrueSpeed at a time since the scenario's start, after the
+// class's speed changes up to then.
+func (sc *Scenario) SpeedAt(nodeType, class string, since time.Duration) float64 {
+	speed := sc.TrueSpeed(nodeType, class)
+	c, _ := sc.Class(class)
+	latest := time.Duration(-1)
+	for _, ch := range c.SpeedChanges {
+		if s, ok := ch.Speed[nodeType]; ok && s > 0 && since >= ch.At && ch.At > latest {
+			speed, latest = s, ch.At
+		}
+	}
+	return speed
 }

@@ -121,3 +121,38 @@ func TestFacebookScenariosFromTrace(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func TestSpeedChanges(t *testing.T) {
+	sc, err := ParseScenario([]byte(`name: drift
+node_types:
+  - {name: cpu, count: 1, memory_mb: 8192, vcores: 4}
+  - {name: gpu, count: 1, memory_mb: 8192, vcores: 4}
+classes:
+  - name: train
+    map_seconds: 60
+    speed: {gpu: 4}
+    speed_changes: [{at: 2h, speed: {gpu: 2}}, {at: 1h, speed: {gpu: 3, cpu: 1.5}}]
+conf:
+  yarn.scheduler.capacity.root.queues: default
+`), "inline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		typ   string
+		since time.Duration
+		want  float64
+	}{{"gpu", 0, 4}, {"gpu", time.Hour, 3}, {"gpu", 3 * time.Hour, 2}, {"cpu", 0, 1}, {"cpu", 3 * time.Hour, 1.5}} {
+		if got := sc.SpeedAt(c.typ, "train", c.since); got != c.want {
+			t.Errorf("SpeedAt(%s, %v) = %v, want %v", c.typ, c.since, got, c.want)
+		}
+	}
+	_, err = ParseScenario([]byte(`name: bad
+node_types: [{name: cpu, count: 1, memory_mb: 8192, vcores: 4}]
+classes: [{name: x, map_seconds: 1, speed_changes: [{at: 1h, speed: {tpu: 2}}]}]
+conf: {yarn.scheduler.capacity.root.queues: default}
+`), "inline")
+	if err == nil || !strings.Contains(err.Error(), `speed_changes[0]: unknown node type "tpu"`) {
+		t.Errorf("error %v, want one naming the unknown type", err)
+	}
+}
