@@ -21,7 +21,7 @@ func TestPoloScenarioA(t *testing.T) {
 	}
 	isolation := map[string]float64{"J1": 3549, "J2": 1264, "J3": 602, "J4": 101, "J5": 101} // s, digest 002 §3.2
 	for _, j := range sc.Jobs {
-		got, err := Isolation(sc, j, 1)
+		got, err := sim.StandAlone(sc, j, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

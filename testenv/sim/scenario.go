@@ -141,6 +141,9 @@ func LoadScenario(nameOrPath string) (*Scenario, error) {
 	if sc, ok, err := traceScenario(nameOrPath); ok {
 		return sc, err
 	}
+	if nameOrPath == "hetero-100-tight" {
+		return tightHetero()
+	}
 	data, err := scenarioFS.ReadFile("scenarios/" + nameOrPath + ".yaml")
 	src := nameOrPath
 	if err != nil {
