@@ -30,6 +30,12 @@ func StandAlone(sc *Scenario, j JobSpec, seed int64) (time.Duration, error) {
 	return c.Results()[0].Duration(), nil
 }
 
+// tightCompress submits hetero-100's jobs this many times faster: on the
+// lightly loaded original nearly every job runs as if alone, so no goal,
+// however tight, is missed for lack of capacity. Measured (seeds 1-3,
+// stock): at 8x 53-54 of 59 goals are met, at 9x 44-47, at 10x 32-34.
+const tightCompress = 9
+
 var tight struct {
 	once sync.Once
 	sc   *Scenario
@@ -37,7 +43,7 @@ var tight struct {
 }
 
 // tightHetero is hetero-100-tight (issue 18): hetero-100's jobs expanded
-// with its seed, and each job the generators gave a deadline tag (a
+// with its seed and submitted tightCompress times faster, and each job the generators gave a deadline tag (a
 // quarter) gets a goal of 1.1–1.5× (uniform, seeded) its stand-alone time
 // instead of the generator's loose estimate. Built once per process.
 func tightHetero() (*Scenario, error) {
@@ -55,9 +61,23 @@ func tightHetero() (*Scenario, error) {
 		rng := rand.New(rand.NewPCG(uint64(base.Seed), 18))
 		sc := *base
 		sc.Name = "hetero-100-tight"
-		sc.Description = "hetero-100's jobs (expanded with its seed 7) with tight goals: every job with a deadline tag must finish within 1.1-1.5x its stand-alone time."
+		sc.Description = "hetero-100's jobs (expanded with its seed 7), submitted 9x faster, queues limited to twice their guarantee, with tight goals: every job with a deadline tag must finish within 1.1-1.5x its stand-alone time."
 		sc.Generators = nil
 		sc.Jobs = nil
+		// Each queue may grow to twice its guarantee, not the whole
+		// cluster: the admin's limits, which make jobs of a queue wait for
+		// each other (a goal stays feasible against them: StandAlone runs
+		// under the same limits).
+		sc.Conf = map[string]string{}
+		for k, v := range base.Conf {
+			sc.Conf[k] = v
+		}
+		for _, q := range []string{"etl", "ml", "adhoc", "reports"} {
+			p := "yarn.scheduler.capacity.root." + q
+			var c float64
+			fmt.Sscan(base.Conf[p+".capacity"], &c)
+			sc.Conf[p+".maximum-capacity"] = fmt.Sprint(2 * c)
+		}
 		for _, j := range c.Specs() {
 			var tags []string
 			dl := false
@@ -69,7 +89,7 @@ func tightHetero() (*Scenario, error) {
 				tags = append(tags, t)
 			}
 			if dl {
-				alone, err := StandAlone(base, j, base.Seed)
+				alone, err := StandAlone(&sc, j, base.Seed)
 				if err != nil {
 					tight.err = fmt.Errorf("hetero-100-tight: %w", err)
 					return
@@ -78,6 +98,7 @@ func tightHetero() (*Scenario, error) {
 				tags = append(tags, fmt.Sprintf("deadline=+%ds", int(slack*alone.Seconds())))
 			}
 			j.Tags = tags
+			j.At /= tightCompress
 			sc.Jobs = append(sc.Jobs, j)
 		}
 		sc.defaults()
