@@ -42,21 +42,28 @@ func runSteering(o Options) ([]Row, error) {
 // steeringScenario runs one scenario through experiment.Compare (the code
 // behind `yarnsim compare`) and turns it into rows.
 func steeringScenario(sc string, o Options) ([]Row, error) {
+	rows, _, err := steeringScenarioRuns(sc, o)
+	return rows, err
+}
+
+// steeringScenarioRuns is steeringScenario with the runs (nil when the
+// scenario was skipped: its trace is not on this machine).
+func steeringScenarioRuns(sc string, o Options) ([]Row, *experiment.Comparison, error) {
 	seeds := benchSeeds(o)
 	start := time.Now()
 	runs, err := experiment.Compare(sc, experiment.CompareOptions{Seeds: seeds, SecondDay: secondDay[sc]})
 	if err != nil {
 		if strings.Contains(err.Error(), sim.ErrTraceMissing.Error()) {
-			return []Row{{Area: "steering", Name: sc, Figure: "skipped: " + err.Error()}}, nil
+			return []Row{{Area: "steering", Name: sc, Figure: "skipped: " + err.Error()}}, nil, nil
 		}
-		return nil, fmt.Errorf("%s: %w", sc, err)
+		return nil, nil, fmt.Errorf("%s: %w", sc, err)
 	}
 	rows, err := steeringRows(sc, runs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return append(rows, Row{Area: "steering", Name: fmt.Sprintf("%s: wall time of %d seeds × (stock, best static, sidecar) + sweep", sc, len(seeds)),
-		Figure: time.Since(start).Round(time.Second).String()}), nil
+		Figure: time.Since(start).Round(time.Second).String()}), runs, nil
 }
 
 func benchSeeds(o Options) []int64 {
