@@ -60,7 +60,7 @@ func shiftRows(o Options) ([]Row, error) {
 }
 
 // movingTraceRows: FB-2009 over its whole day (one hour in four, see
-// sim's fb-2009-day) and saturated (first two hours 8× faster).
+// sim's fb-2009-day) and saturated (hours 6-12, 24× faster).
 func movingTraceRows(o Options) ([]Row, error) {
 	var rows []Row
 	for _, sc := range []string{"fb-2009-day", "fb-2009-saturated"} {

@@ -298,10 +298,13 @@ func traceScenario(name string) (sc *Scenario, ok bool, err error) {
 		sc, err = facebookScenario("", name, TraceSpec{Hours: 24, SampleEvery: 4},
 			"SWIM's Facebook 2009 trace over its whole day, sampled: hours 0, 4, 8, 12, 16 and 20 replayed back to back (6 h); see sim.FacebookTrace.")
 	case "fb-2009-saturated":
-		// The first two hours submitted 8× faster (15 min), so the cluster
-		// stays full and small jobs queue behind large ones.
-		sc, err = facebookScenario("", name, TraceSpec{Hours: 2, Compress: 8},
-			"The first two hours of SWIM's Facebook 2009 trace submitted 8x faster, so the cluster stays full; see sim.FacebookTrace.")
+		// Hours 6-12 (the day's busiest stretch, 1,624 jobs) submitted 24×
+		// faster, in 15 minutes: the cluster stays full (measured, stock,
+		// seed 1: makespan 32 min, mean completion 65 s against 29 s
+		// uncompressed). The first two hours stay light even at 64×: the
+		// 100 nodes never fill.
+		sc, err = facebookScenario("", name, TraceSpec{From: 6, Hours: 6, Compress: 24},
+			"Hours 6-12 of SWIM's Facebook 2009 trace submitted 24x faster (15 min), so the cluster stays full; see sim.FacebookTrace.")
 	default:
 		return nil, false, nil
 	}
