@@ -117,6 +117,10 @@ type SafetyConfig struct {
 	// rack-locality-full-reset=false when queues are routed to labelled
 	// (typically compute-only) partitions.
 	KeepRackLocalityReset bool `yaml:"keep_rack_locality_reset"`
+	// LendBusyQueues lets the plan take default-partition capacity from a
+	// queue below its admin's value while that queue has work pending
+	// (off by default: see BusyQueueFloor).
+	LendBusyQueues bool `yaml:"lend_busy_queues"`
 	// AllowNodeLabelChanges lets the sidecar add labels or relabel nodes.
 	AllowNodeLabelChanges bool `yaml:"allow_node_label_changes"`
 	// VerifyTimeout bounds the read-back after a mutation.

@@ -216,6 +216,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		return Result{}, err
 	}
 	slot := sidecarSlot()
+	busy := &sidecar.BusyQueueFloor{}
 	res := Result{Scenario: scenario, Seed: seed, Mode: "sidecar"}
 	board := &sidecar.StatusBoard{}
 	loop := &sidecar.Loop{
@@ -230,7 +231,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		Now:     c.Now,
 		Rules: func(snap clusterSnapshot) sidecar.SafetyRules {
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
-				FloorPercent: sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)}
+				FloorPercent: floorRule(snap, slot, cfg, busy)}
 		},
 		OnCycle: func(rep sidecar.CycleReport) {
 			sidecar.RecordCycle(board, rep)
@@ -284,4 +285,14 @@ func fileTag(scenario string) string {
 		}
 		return r
 	}, scenario)
+}
+
+// floorRule is the wiring's floor: one slot's worth per partition, and a
+// busy queue's admin capacity unless lend_busy_queues.
+func floorRule(snap clusterSnapshot, slot clusterResource, cfg *sidecar.Config, busy *sidecar.BusyQueueFloor) func(queue, partition string) float64 {
+	floor := sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)
+	if cfg.Safety.LendBusyQueues {
+		return floor
+	}
+	return sidecar.MaxFloor(floor, busy.Rule(snap))
 }
