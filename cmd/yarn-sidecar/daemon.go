@@ -40,6 +40,9 @@ type Daemon struct {
 	Loop     *sidecar.Loop
 	Board    *sidecar.StatusBoard
 	Periodic map[string]func()
+	// Layouter and LabelAPI serve `labels plan|apply` whatever the config.
+	Layouter *sidecar.LabelLayouter
+	LabelAPI sidecar.NodeLabelAPI
 	closers  []func() error
 }
 
@@ -102,13 +105,17 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		Observer: deps.Observer,
 		Learner:  deps.Learner,
 		Decider:  deps.Decider,
-		Applier: &sidecar.Applier{API: deps.ConfAPI, Audit: audit, User: cfg.User, Labels: nil,
+		Applier: &sidecar.Applier{API: deps.ConfAPI, Audit: audit, User: cfg.User, Validation: &sidecar.RMValidation{},
 			WriteTimeout: cfg.Safety.VerifyTimeout, Log: log.Named("apply")},
 		Rules:   deps.Rules,
 		Mode:    cfg.Mode,
 		Log:     log,
 		OnCycle: deps.OnCycle(d.Board, cfg.Mode),
 	}
+	if cfg.Safety.AllowNodeLabelChanges {
+		d.Loop.Labels, d.Loop.LabelAPI = deps.Layouter, deps.Client
+	}
+	d.Layouter, d.LabelAPI = deps.Layouter, deps.Client
 	d.Periodic = deps.Periodic(cfg)
 	_ = time.Second
 	return d, nil

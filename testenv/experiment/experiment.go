@@ -95,6 +95,9 @@ type SidecarOptions struct {
 	WarmupSteered bool
 	// history is the store path shared by a steered warm-up and today.
 	history string
+	// Labels lets the sidecar lay out node-label partitions itself
+	// (safety.allow_node_label_changes; issue 17).
+	Labels bool
 }
 
 // RunSidecar runs the scenario with the sidecar steering it in lock-step:
@@ -243,6 +246,11 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 				o.OnCycle(rep)
 			}
 		},
+	}
+	if o.Labels || cfg.Safety.AllowNodeLabelChanges {
+		loop.Labels = &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
+			Slot: slot, Config: cfg.Labels}
+		loop.LabelAPI = client
 	}
 	for !c.Done() {
 		if c.Now().Sub(sc.Start) > Limit {
