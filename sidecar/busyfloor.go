@@ -16,6 +16,8 @@ import (
 // fb-large faster. Capacity is still lent from queues with nothing
 // pending, and GPU-partition routing is untouched: the speed gains come
 // from where work runs, not from taking guarantees from busy queues.
+// Opt-in (safety.keep_busy_queues): on a two-queue cluster busy everywhere
+// it pins the default partition, the lever lee-gpu-like clusters need.
 type BusyQueueFloor struct {
 	mu       sync.Mutex
 	baseline map[string]float64 // queue → its capacity (% of parent) when first seen

@@ -129,7 +129,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset},
 		Rules: func(snap cluster.Snapshot) sidecar.SafetyRules {
 			floor := sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)
-			if !cfg.Safety.LendBusyQueues {
+			if cfg.Safety.KeepBusyQueues {
 				floor = sidecar.MaxFloor(floor, busy.Rule(snap))
 			}
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,

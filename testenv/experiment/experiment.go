@@ -295,11 +295,11 @@ func fileTag(scenario string) string {
 	}, scenario)
 }
 
-// floorRule is the wiring's floor: one slot's worth per partition, and a
-// busy queue's admin capacity unless lend_busy_queues.
+// floorRule is the wiring's floor: one slot's worth per partition, and,
+// with safety.keep_busy_queues, a busy queue's admin capacity.
 func floorRule(snap clusterSnapshot, slot clusterResource, cfg *sidecar.Config, busy *sidecar.BusyQueueFloor) func(queue, partition string) float64 {
 	floor := sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)
-	if cfg.Safety.LendBusyQueues {
+	if !cfg.Safety.KeepBusyQueues {
 		return floor
 	}
 	return sidecar.MaxFloor(floor, busy.Rule(snap))
