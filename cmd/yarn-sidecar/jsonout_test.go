@@ -129,6 +129,7 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 	check("plan", hasKeys("plan", "result"), "plan")
 	check("apply (dry-run)", hasKeys("plan", "result"), "apply")
 	check("deadlines", isList(0), "deadlines")
+	check("status", hasKeys("header", "queues"), "status")
 	check("report", hasKeys("report"), "report", "--html", filepath.Join(dir, "report.html"))
 
 	// run: the one line on stdout is a document; stop it after it printed.

@@ -88,6 +88,7 @@ func runDaemon(ctx context.Context, f *daemonFlags, output string, out io.Writer
 			log.Error("render report", "error", err)
 		}
 	})
+	mux.HandleFunc("/status", serveStatus(d.Board))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -109,7 +110,11 @@ func runDaemon(ctx context.Context, f *daemonFlags, output string, out io.Writer
 	}
 	log.Info("daemon started", "mode", d.Config.Mode, "interval", d.Config.Interval, "listen", ln.Addr().String())
 
-	err = d.Loop.Run(ctx, d.Config.Interval, d.Periodic)
+	if d.Config.HA != nil {
+		err = runHA(ctx, d, reg)
+	} else {
+		err = d.Loop.Run(ctx, d.Config.Interval, d.Periodic)
+	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdownCtx)

@@ -12,7 +12,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -36,6 +35,12 @@ type Result struct {
 	Status  sidecar.Status
 	Applied int // mutations applied
 	Cycles  int
+	// Bandwidths is the read bandwidth by locality the sidecar learned
+	// (runs with BlockMaps only).
+	Bandwidths map[string]calibrate.ReadBandwidth
+	// NameNodeCalls is, per cycle, the calls the mini NameNode answered
+	// (runs with BlockMaps only).
+	NameNodeCalls []int
 }
 
 // ByName maps job names to completion times.
@@ -98,6 +103,9 @@ type SidecarOptions struct {
 	// Labels lets the sidecar lay out node-label partitions itself
 	// (safety.allow_node_label_changes; issue 17).
 	Labels bool
+	// BlockMaps serves the scenario's HDFS through the mini NameNode and
+	// lets the sidecar read running jobs' block maps (issue 17).
+	BlockMaps bool
 }
 
 // RunSidecar runs the scenario with the sidecar steering it in lock-step:
@@ -140,7 +148,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	historyPath := o.history
 	if historyPath == "" {
-		historyPath = filepath.Join(dir, fmt.Sprintf("history-%s-%d.db", fileTag(scenario), seed))
+		historyPath = filepath.Join(dir, fmt.Sprintf("history-%s-%d.db", filepath.Base(scenario), seed))
 	}
 	if o.WarmupSteered && o.WarmupSeed != 0 {
 		w := o
@@ -208,7 +216,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	audit, err := sidecar.OpenAuditLog(filepath.Join(dir, fmt.Sprintf("audit-%s-%d.jsonl", fileTag(scenario), seed)))
+	audit, err := sidecar.OpenAuditLog(filepath.Join(dir, fmt.Sprintf("audit-%s-%d.jsonl", filepath.Base(scenario), seed)))
 	if err != nil {
 		return Result{}, err
 	}
@@ -221,7 +229,19 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	slot := sidecarSlot()
 	busy := &sidecar.BusyQueueFloor{}
 	res := Result{Scenario: scenario, Seed: seed, Mode: "sidecar"}
+	var inputs *miniHDFS
+	if o.BlockMaps || cfg.HDFS.Enabled {
+		inputs, err = startMiniHDFS(c, client, cfg.HDFS, o.Log)
+		if err != nil {
+			return Result{}, err
+		}
+		defer inputs.close()
+		learner.Locality = inputs.maps.AttemptLocality
+	}
 	board := &sidecar.StatusBoard{}
+	if v, err := client.RMVersion(ctx); err == nil {
+		sidecar.RecordRM(board, v)
+	}
 	loop := &sidecar.Loop{
 		Observer: api,
 		Learner:  learner,
@@ -238,6 +258,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		},
 		OnCycle: func(rep sidecar.CycleReport) {
 			sidecar.RecordCycle(board, rep)
+			if inputs != nil {
+				res.NameNodeCalls = append(res.NameNodeCalls, inputs.callsSinceLast())
+			}
 			if rep.Outcome.Result == sidecar.ResultApplied {
 				res.Applied++
 			}
@@ -252,6 +275,10 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 			Slot: slot, Config: cfg.Labels}
 		loop.LabelAPI = client
 	}
+	if inputs != nil {
+		loop.BlockMaps = inputs.maps
+		wireReadCost(loop, inputs.maps, learner, classifier, calibrate.ClassKey(cfg.JobClass.By))
+	}
 	for !c.Done() {
 		if c.Now().Sub(sc.Start) > Limit {
 			return Result{}, fmt.Errorf("%s seed %d (sidecar) did not finish in %s", scenario, seed, Limit)
@@ -264,6 +291,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	res.Jobs = c.Results()
 	res.Status = board.Get()
 	res.PS = res.Status.History
+	if inputs != nil {
+		res.Bandwidths = learner.Bandwidths()
+	}
 	return res, nil
 }
 
@@ -283,16 +313,6 @@ func referenceOf(cfg *sidecar.Config) map[string]string {
 		return nil
 	}
 	return map[string]string{"*": cfg.Calibrate.ReferenceType}
-}
-
-// fileTag makes a scenario name or path usable in a file name.
-func fileTag(scenario string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == ':' {
-			return '_'
-		}
-		return r
-	}, scenario)
 }
 
 // floorRule is the wiring's floor: one slot's worth per partition, and,
