@@ -133,6 +133,11 @@ type SafetyConfig struct {
 	// rack-locality-full-reset=false when queues are routed to labelled
 	// (typically compute-only) partitions.
 	KeepRackLocalityReset bool `yaml:"keep_rack_locality_reset"`
+	// KeepBusyQueues stops the plan taking default-partition capacity from
+	// a queue below its admin's value while that queue has work pending
+	// (BusyQueueFloor). Opt-in: it pins both queues of a two-queue cluster
+	// that is busy everywhere, where moving capacity is the lever.
+	KeepBusyQueues bool `yaml:"keep_busy_queues"`
 	// AllowNodeLabelChanges lets the sidecar add labels or relabel nodes.
 	AllowNodeLabelChanges bool `yaml:"allow_node_label_changes"`
 	// VerifyTimeout bounds the read-back after a mutation.

@@ -131,14 +131,19 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 		log.Warn("no JobHistory address: computing rates come only from the stored history")
 	}
 	slot := cluster.Resource{MemoryMB: 2048, VCores: 1}
+	busy := &sidecar.BusyQueueFloor{}
 	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store,
 		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Slot: slot, Config: cfg.Labels},
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Slot: slot,
 			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset},
 		Rules: func(snap cluster.Snapshot) sidecar.SafetyRules {
+			floor := sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)
+			if cfg.Safety.KeepBusyQueues {
+				floor = sidecar.MaxFloor(floor, busy.Rule(snap))
+			}
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
-				FloorPercent: sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)}
+				FloorPercent: floor}
 		}}
 	if err := wireHDFS(cfg, d, log); err != nil {
 		d.Close()

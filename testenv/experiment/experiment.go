@@ -227,6 +227,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		return Result{}, err
 	}
 	slot := sidecarSlot()
+	busy := &sidecar.BusyQueueFloor{}
 	res := Result{Scenario: scenario, Seed: seed, Mode: "sidecar"}
 	var inputs *miniHDFS
 	if o.BlockMaps || cfg.HDFS.Enabled {
@@ -253,7 +254,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		Now:     c.Now,
 		Rules: func(snap clusterSnapshot) sidecar.SafetyRules {
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
-				FloorPercent: sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)}
+				FloorPercent: floorRule(snap, slot, cfg, busy)}
 		},
 		OnCycle: func(rep sidecar.CycleReport) {
 			sidecar.RecordCycle(board, rep)
@@ -312,4 +313,14 @@ func referenceOf(cfg *sidecar.Config) map[string]string {
 		return nil
 	}
 	return map[string]string{"*": cfg.Calibrate.ReferenceType}
+}
+
+// floorRule is the wiring's floor: one slot's worth per partition, and,
+// with safety.keep_busy_queues, a busy queue's admin capacity.
+func floorRule(snap clusterSnapshot, slot clusterResource, cfg *sidecar.Config, busy *sidecar.BusyQueueFloor) func(queue, partition string) float64 {
+	floor := sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)
+	if !cfg.Safety.KeepBusyQueues {
+		return floor
+	}
+	return sidecar.MaxFloor(floor, busy.Rule(snap))
 }

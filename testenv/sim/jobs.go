@@ -242,7 +242,7 @@ func (c *Cluster) startAttempt(a *app, t *task, n *node, locality string) {
 	}
 	t.state = "RUNNING"
 	c.allocate(a, n, at.size)
-	speed := c.sc.TrueSpeed(n.typ, a.class)
+	speed := c.sc.SpeedAt(n.typ, a.class, c.now.Sub(c.start))
 	noise := func() float64 { return math.Exp(c.sc.NoiseSigma * c.rng.NormFloat64()) }
 	if t.typ == "MAP" {
 		frac := float64(t.bytes) / float64(c.sc.BlockSizeMB<<20)
