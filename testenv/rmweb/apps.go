@@ -33,6 +33,13 @@ func (h *handler) toAppInfo(a App, r *http.Request) appInfo {
 		// The AM's request carries the app's expression ("" for none; the RM
 		// normalizes a missing one to the empty partition).
 		AMNodeLabelExpression: a.NodeLabelExpression}
+	pr := a.Preempted
+	info.PreemptedResourceMB, info.PreemptedResourceVCores = pr.MemoryMB, pr.VCores
+	info.NumNonAMContainerPreempted, info.NumAMContainerPreempted = pr.NonAMContainers, pr.AMContainers
+	info.PreemptedMemorySeconds, info.PreemptedVcoreSeconds = pr.MemorySeconds, pr.VcoreSeconds
+	// Jersey renders the two-entry map as an object with a repeated
+	// "entry" key; one entry is what a Go map can carry.
+	info.PreemptedResourceSecsMap = map[string]any{"entry": map[string]any{"key": "memory-mb", "value": strconv.FormatInt(pr.MemorySeconds, 10)}}
 	if a.AMHostHTTPAddress != "" && a.AMContainerID != "" {
 		info.AMContainerLogs = "http://" + a.AMHostHTTPAddress + "/node/containerlogs/" + a.AMContainerID + "/" + a.User
 	}

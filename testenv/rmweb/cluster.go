@@ -429,7 +429,10 @@ func (h *handler) queueInfo(q *schedconf.Queue, parts []string, totals map[strin
 		info["users"] = nil
 		info["defaultPriority"] = q.DefaultAppPriority
 		info["preemptionDisabled"] = true
-		info["intraQueuePreemptionDisabled"] = true
+		if ps, ok := h.s.(PreemptionState); ok {
+			info["preemptionDisabled"] = ps.PreemptionDisabled(q.Path)
+		}
+		info["intraQueuePreemptionDisabled"] = true // intra-queue preemption is not modelled
 	} else {
 		info["queueType"] = "parent"
 		var children []map[string]any

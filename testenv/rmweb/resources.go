@@ -110,6 +110,9 @@ type appInfo struct {
 	PreemptedResourceVCores    int64          `json:"preemptedResourceVCores"`
 	NumNonAMContainerPreempted int            `json:"numNonAMContainerPreempted"`
 	NumAMContainerPreempted    int            `json:"numAMContainerPreempted"`
+	PreemptedMemorySeconds     int64          `json:"preemptedMemorySeconds"`
+	PreemptedVcoreSeconds      int64          `json:"preemptedVcoreSeconds"`
+	PreemptedResourceSecsMap   map[string]any `json:"preemptedResourceSecondsMap"`
 	LogAggregationStatus       string         `json:"logAggregationStatus"`
 	UnmanagedApplication       bool           `json:"unmanagedApplication"`
 	AppNodeLabelExpression     string         `json:"appNodeLabelExpression,omitempty"`

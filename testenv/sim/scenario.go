@@ -36,6 +36,13 @@ type Scenario struct {
 	Conf           map[string]string `yaml:"conf"`
 	Jobs           []JobSpec         `yaml:"jobs"`
 	Generators     []GeneratorSpec   `yaml:"generators"`
+
+	// Preemption and speculative execution are switched on as an admin
+	// would: yarn-site properties (yarn.resourcemanager.scheduler.monitor.enable,
+	// yarn.resourcemanager.monitor.capacity.preemption.*) and mapred-site
+	// properties (mapreduce.map.speculative, ...). See preempt.go, speculate.go.
+	YarnSite   map[string]string `yaml:"yarn_site"`
+	MapredSite map[string]string `yaml:"mapred_site"`
 }
 
 // Bandwidth is the read rate of a map's input by locality (Lee §4.3.1.2 Tr).

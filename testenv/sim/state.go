@@ -199,7 +199,7 @@ func (c *Cluster) appView(a *app) rmweb.App {
 	v := rmweb.App{ID: a.id, User: a.user, Name: a.name, Queue: a.queue, State: a.state, FinalStatus: a.finalStatus,
 		ApplicationType: "MAPREDUCE", Tags: a.tags, Priority: a.priority, StartedTime: a.submit, LaunchTime: a.start,
 		FinishedTime: a.finish, Allocated: a.allocated, RunningContainers: a.containers, NodeLabelExpression: a.labelExpr,
-		AttemptID: fmt.Sprintf("appattempt_%d_%04d_000001", c.clusterTS, a.seq)}
+		AttemptID: fmt.Sprintf("appattempt_%d_%04d_000001", c.clusterTS, a.seq), Preempted: a.preemptedView()}
 	total := len(a.maps) + len(a.reduces)
 	if total > 0 {
 		v.Progress = 100 * float64(a.mapsDone+a.reducesDone) / float64(total)
@@ -295,7 +295,7 @@ func (c *Cluster) jobView(a *app) rmweb.Job {
 					Type: t.typ, State: at.state, NodeHTTPAddress: at.node.host + ":8042", Rack: at.node.rack,
 					ContainerID: fmt.Sprintf("container_%d_%04d_01_%06d", c.clusterTS, a.seq, 2+t.idx*4+at.n),
 					StartTime:   at.start, FinishTime: at.finish, ShuffleFinish: at.shuffleFinish, MergeFinish: at.mergeFinish,
-					Counters: map[string]int64{}}
+					Counters: map[string]int64{}, Diagnostics: at.diag}
 				if at.state == "SUCCEEDED" {
 					av.Progress = 100
 					tv.SuccessfulAttempt = av.ID
