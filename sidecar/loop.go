@@ -65,6 +65,8 @@ type CycleReport struct {
 	Plan     *Plan
 	Outcome  Outcome
 	Err      error
+	// Preemption is what the preemption guard saw and did (nil: no guard).
+	Preemption *PreemptionStatus
 }
 
 // Loop runs control cycles. Run it with Run; one cycle with Once.
@@ -79,6 +81,9 @@ type Loop struct {
 	Now      func() time.Time
 	// OnCycle, when set, receives each cycle's report (metrics, HTML report).
 	OnCycle func(CycleReport)
+	// Preemption, when set, bounds the work the RM's preemption would
+	// throw away because of a plan (step_preemption.go).
+	Preemption *PreemptionGuard
 
 	mu    sync.Mutex // one cycle at a time
 	cycle int64
@@ -126,6 +131,9 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	dec, err := l.Decider.Decide(snap, live)
 	if err != nil {
 		return rep, fmt.Errorf("decide: %w", err)
+	}
+	if l.Preemption != nil {
+		rep.Preemption = l.Preemption.Guard(snap, live, &dec)
 	}
 	rep.Decision = dec
 	rules := SafetyRules{}

@@ -87,6 +87,9 @@ type Status struct {
 	BoundPS float64       `json:"boundPS"`
 	History []PSPoint     `json:"history"`
 	Plans   []PlanRecord  `json:"plans"`
+	// Preemption says whether the RM preempts (and who said so) and what
+	// the last plan was predicted to cost.
+	Preemption *PreemptionStatus `json:"preemption,omitempty"`
 }
 
 // StatusBoard holds the latest Status behind a lock, with bounded history.

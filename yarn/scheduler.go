@@ -18,7 +18,10 @@ type queueJSON struct {
 	UserLimitFactor            float64  `json:"userLimitFactor"`
 	NodeLabels                 []string `json:"nodeLabels"`
 	DefaultNodeLabelExpression string   `json:"defaultNodeLabelExpression"`
-	Queues                     *struct {
+	// PreemptionDisabled is set on leaf queues only (true when the RM's
+	// preemption monitor is off or the queue disables it).
+	PreemptionDisabled *bool `json:"preemptionDisabled"`
+	Queues             *struct {
 		Queue []queueJSON `json:"queue"`
 	} `json:"queues"`
 	Capacities *struct {
@@ -72,7 +75,7 @@ func (c *Client) Queues(ctx context.Context) ([]cluster.Queue, error) {
 		}
 		cq := cluster.Queue{Path: path, Name: q.QueueName, State: q.State, Mode: q.Mode, AccessibleLabels: q.NodeLabels,
 			DefaultLabelExpression: q.DefaultNodeLabelExpression, NumApplications: q.NumApplications, NumContainers: q.NumContainers,
-			UserLimitFactor: q.UserLimitFactor, ByPartition: map[string]cluster.QueueCapacity{}}
+			UserLimitFactor: q.UserLimitFactor, ByPartition: map[string]cluster.QueueCapacity{}, PreemptionDisabled: q.PreemptionDisabled}
 		if q.Capacities != nil {
 			for _, p := range q.Capacities.ByPartition {
 				cq.ByPartition[p.PartitionName] = cluster.QueueCapacity{Capacity: p.Capacity, MaxCapacity: p.MaxCapacity,

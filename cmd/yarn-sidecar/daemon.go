@@ -104,10 +104,11 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		Decider:  deps.Decider,
 		Applier: &sidecar.Applier{API: deps.ConfAPI, Audit: audit, User: cfg.User, Labels: nil,
 			WriteTimeout: cfg.Safety.VerifyTimeout, Log: log.Named("apply")},
-		Rules:   deps.Rules,
-		Mode:    cfg.Mode,
-		Log:     log,
-		OnCycle: deps.OnCycle(d.Board, cfg.Mode),
+		Rules:      deps.Rules,
+		Preemption: deps.Preemption,
+		Mode:       cfg.Mode,
+		Log:        log,
+		OnCycle:    deps.OnCycle(d.Board, cfg.Mode),
 	}
 	d.Periodic = deps.Periodic(cfg)
 	_ = time.Second
