@@ -140,6 +140,9 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	if l.Rules != nil {
 		rules = l.Rules(snap)
 	}
+	if l.Preemption != nil && rep.Preemption != nil {
+		rules = l.Preemption.Rules(rules, snap, *rep.Preemption)
+	}
 	plan, err := BuildPlan(snap.Time, live, snap.ConfVersion, dec.Targets, rules)
 	if err != nil {
 		return rep, fmt.Errorf("build plan: %w", err)

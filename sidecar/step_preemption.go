@@ -425,3 +425,26 @@ func (g *PreemptionGuard) gain(snap cluster.Snapshot, dec *Decision) (float64, t
 	}
 	return d * float64(slots) * horizon.Seconds(), horizon
 }
+
+// Rules adapts the safety floor for preemption on purpose: the floor keeps
+// a queue one container's worth in every partition it holds capacity in
+// (YARN-11073), which also pins a queue's guarantee in a partition it only
+// borrows from — so a slower job keeps a slot there that Lee's Algorithm 2
+// would hand to a faster one. When preemption is on and on_purpose is set,
+// a queue's floor applies only in its home partition (its
+// default-node-label-expression); elsewhere its guarantee may go to zero
+// and the RM's preemption moves its borrowed containers.
+func (g *PreemptionGuard) Rules(r SafetyRules, snap cluster.Snapshot, st PreemptionStatus) SafetyRules {
+	if !g.Config.OnPurpose || !st.On || r.FloorPercent == nil {
+		return r
+	}
+	floor := r.FloorPercent
+	r.FloorPercent = func(queue, partition string) float64 {
+		q, ok := snap.Queue(queue)
+		if ok && !strings.EqualFold(strings.TrimSpace(q.DefaultLabelExpression), partition) {
+			return 0
+		}
+		return floor(queue, partition)
+	}
+	return r
+}

@@ -35,6 +35,13 @@ type Result struct {
 	Status  sidecar.Status
 	Applied int // mutations applied
 	Cycles  int
+	// Preempted counts containers the RM's preemption killed and the
+	// container-seconds of work they had done; SpecKilled the speculative
+	// losers and theirs (sidecar runs with preemption or speculation on).
+	Preempted, SpecKilled        int
+	PreemptedSecs, SpecKilledSec float64
+	// Makespan is from the scenario's start to the last job's end.
+	Makespan time.Duration
 }
 
 // ByName maps job names to completion times.
@@ -94,6 +101,9 @@ type SidecarOptions struct {
 	WarmupSteered bool
 	// history is the store path shared by a steered warm-up and today.
 	history string
+	// Scenario, when set, is run instead of the named scenario (a variant,
+	// e.g. with preemption switched on); scenario then only names it.
+	Scenario *sim.Scenario
 }
 
 // RunSidecar runs the scenario with the sidecar steering it in lock-step:
@@ -122,9 +132,12 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		cfg, _ = sidecar.ParseConfig(nil)
 		cfg.Mode = sidecar.ModeApply
 	}
-	sc, err := sim.LoadScenario(scenario)
-	if err != nil {
-		return Result{}, err
+	sc := o.Scenario
+	if sc == nil {
+		var err error
+		if sc, err = sim.LoadScenario(scenario); err != nil {
+			return Result{}, err
+		}
 	}
 	if len(cfg.NodeTypes) == 0 {
 		// What the admin writes in node_types: one rule per hardware
@@ -224,9 +237,11 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset},
 		Applier: &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log},
-		Mode:    cfg.Mode,
-		Log:     o.Log,
-		Now:     c.Now,
+		Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
+			Models: learner.Models, Slot: slot},
+		Mode: cfg.Mode,
+		Log:  o.Log,
+		Now:  c.Now,
 		Rules: func(snap clusterSnapshot) sidecar.SafetyRules {
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
 				FloorPercent: sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)}
@@ -252,6 +267,13 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		c.Step(o.Cycle)
 	}
 	res.Jobs = c.Results()
+	res.Preempted, res.PreemptedSecs = c.PreemptionStats()
+	_, res.SpecKilled, res.SpecKilledSec = c.SpeculationStats()
+	for _, j := range res.Jobs {
+		if d := j.Finish.Sub(sc.Start); d > res.Makespan {
+			res.Makespan = d
+		}
+	}
 	res.Status = board.Get()
 	res.PS = res.Status.History
 	return res, nil
