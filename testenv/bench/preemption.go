@@ -32,7 +32,7 @@ func withPreemption(name string) (*sim.Scenario, error) {
 	}
 	sc := *base
 	sc.YarnSite = map[string]string{
-		sim.PreemptionEnable: "true",
+		sim.PreemptionEnable:                              "true",
 		"yarn.resourcemanager.scheduler.monitor.policies": "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy",
 	}
 	sc.MapredSite = map[string]string{"mapreduce.map.speculative": "true"}
