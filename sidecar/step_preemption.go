@@ -103,6 +103,9 @@ type QueueLoss struct {
 	// LostSeconds is the container-seconds of work the killed containers
 	// had done (it is thrown away: a killed map re-runs from the start).
 	LostSeconds float64
+	// AM is set when the queue holds only AM containers there: the RM
+	// would kill an AM, and with it all the app's running tasks.
+	AM bool
 }
 
 // Guarantees is a leaf's guaranteed memory (MB) per partition.
@@ -134,8 +137,13 @@ func GuaranteesOf(tree *schedconf.Tree, override map[string]map[string]float64, 
 // their excess — the outcome the policy's ideal allocation converges to,
 // ignoring natural termination (which only lowers the loss: a prediction on
 // the safe side). Each queue's kills are its running maps least advanced
-// first (the RM kills newest containers first); a map's lost work is its
-// progress × its class's mean map time (workDone gives it per app).
+// first (the RM kills newest containers first), at most as many as fit in
+// what it uses in the partition; a map's lost work is its progress × its
+// class's mean map time (workDone gives it per app). A queue that holds
+// less than one task container in the partition holds AMs there: an AM
+// kill is predicted, costing every running task of the queue. Stand-ins:
+// the AM's own restart time is not counted, and which partition a running
+// map is in is not known (the queue's running maps are the candidates).
 func PredictPreemption(snap cluster.Snapshot, g Guarantees, st PreemptionState, workDone func(cluster.App) []float64) []QueueLoss {
 	if !st.On {
 		return nil
@@ -182,6 +190,23 @@ func PredictPreemption(snap cluster.Snapshot, g Guarantees, st PreemptionState, 
 			sort.Float64s(work)
 			kills := int(math.Ceil(take/size - 1e-9))
 			ql := QueueLoss{Queue: q.Path, Partition: p.Name, Containers: kills}
+			if used := float64(q.ByPartition[p.Name].Used.MemoryMB); used < size {
+				// What the queue holds there is smaller than one task
+				// container: AM containers. The RM preempts AMs last, but
+				// it does when nothing else is left; an AM's kill ends the
+				// app attempt and every running task of the app with it.
+				ql.AM = true
+				ql.Containers = 1 + len(work)
+				for _, w := range work {
+					ql.LostSeconds += w
+				}
+				out = append(out, ql)
+				continue
+			}
+			if most := int(float64(q.ByPartition[p.Name].Used.MemoryMB) / size); kills > most {
+				kills = most // no more task containers there than that
+				ql.Containers = kills
+			}
 			for i := 0; i < kills && i < len(work); i++ {
 				ql.LostSeconds += work[i]
 			}

@@ -181,3 +181,23 @@ func TestPreemptionOffAndOnPurpose(t *testing.T) {
 		t.Fatalf("no gain: want the bound, got %+v", st)
 	}
 }
+
+// A queue holding only its AM (1.5 GB < a 2 GB task container) in the
+// partition being cut: the RM would kill the AM, and every running task of
+// the app goes with it — the whole app's running work is predicted lost.
+func TestPredictAMKill(t *testing.T) {
+	w := newCutWorld()
+	snap := w.snap()
+	for i := range snap.Queues {
+		if snap.Queues[i].Path == "root.a" {
+			snap.Queues[i].ByPartition[""] = cluster.QueueCapacity{Used: cluster.Resource{MemoryMB: 1536}}
+		}
+	}
+	tree := mustTree(t, w.conf)
+	g := &PreemptionGuard{Models: mapModel(100), ClassKey: "tag"}
+	// a guaranteed 0: its AM's 1.5 GB is over, b waits.
+	ls := PredictPreemption(snap, GuaranteesOf(tree, map[string]map[string]float64{"root.a": {"": 0}}, snap), PreemptionDetect(snap, "", nil), g.workDone(snap))
+	if len(ls) != 1 || !ls[0].AM || ls[0].Containers != 9 || math.Abs(ls[0].LostSeconds-360) > 1e-6 {
+		t.Fatalf("want an AM kill costing a's 8 maps (10+…+80 = 360 s), got %+v", ls)
+	}
+}
