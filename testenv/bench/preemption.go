@@ -35,6 +35,12 @@ func withPreemption(name string) (*sim.Scenario, error) {
 		sim.PreemptionEnable:                              "true",
 		"yarn.resourcemanager.scheduler.monitor.policies": "org.apache.hadoop.yarn.server.resourcemanager.monitor.capacity.ProportionalCapacityPreemptionPolicy",
 	}
+	if name == "lee-toy" {
+		// Three nodes, 4 GB containers: the default round allowance (0.1 ×
+		// 28 GB = 2.8 GB) never fits one container, so the policy would
+		// never act; the admin of so small a cluster raises it.
+		sc.YarnSite[sim.PreemptionPerRound] = "0.2"
+	}
 	sc.MapredSite = map[string]string{"mapreduce.map.speculative": "true"}
 	return &sc, nil
 }

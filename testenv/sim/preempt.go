@@ -199,7 +199,21 @@ func (c *Cluster) preemptionRound() {
 	for l := range c.labels {
 		parts[l] = true
 	}
+	// A container is selected only while it fits in what the round may
+	// still take of the whole cluster (total_preemption_per_round ×
+	// cluster; CapacitySchedulerPreemptionUtils): on a small cluster with
+	// big containers the default 0.1 may never let one go.
+	allowance := 0.0
 	for p := range parts {
+		allowance += float64(c.partitionTotal(p).MemoryMB)
+	}
+	allowance *= c.preempt.conf.PerRound
+	names := make([]string, 0, len(parts))
+	for p := range parts {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	for _, p := range names {
 		total := float64(c.partitionTotal(p).MemoryMB)
 		if total <= 0 {
 			continue
@@ -208,7 +222,7 @@ func (c *Cluster) preemptionRound() {
 		ResToObtain(leaves, total, c.preempt.conf)
 		for _, q := range leaves {
 			if q.resToObtain > 0 {
-				c.selectFrom(q, p, selected, selectedAM)
+				c.selectFrom(q, p, selected, selectedAM, &allowance)
 			}
 		}
 	}
@@ -240,6 +254,9 @@ func (c *Cluster) preemptionRound() {
 	for _, at := range kill {
 		delete(c.preempt.marked, at)
 		c.preemptAttempt(at)
+	}
+	for _, at := range kill {
+		c.giveToStarving(at.node)
 	}
 	var amKill []*app
 	for a := range selectedAM {
@@ -437,8 +454,9 @@ func ResToObtain(leaves []*pqueue, total float64, pc PreemptionConf) {
 // app its task containers by request priority (maps, priority 20, before
 // reduces, 10) then newest first; AM containers last, and only while the
 // queue's AMs use more than its AM limit (FifoCandidatesSelector). A
-// container is taken whole, so a small positive need takes one container.
-func (c *Cluster) selectFrom(q *pqueue, p string, selected map[*attempt]bool, selectedAM map[*app]bool) {
+// container is taken whole, so a small positive need takes one container,
+// but only if it fits in the round's remaining allowance.
+func (c *Cluster) selectFrom(q *pqueue, p string, selected map[*attempt]bool, selectedAM map[*app]bool, allowance *float64) {
 	var apps []*app
 	for _, a := range c.active {
 		if a.queue == q.path && a.finish.IsZero() {
@@ -464,8 +482,11 @@ func (c *Cluster) selectFrom(q *pqueue, p string, selected map[*attempt]bool, se
 			if need <= 0 {
 				break
 			}
-			selected[at] = true
-			need -= float64(at.size.MemoryMB)
+			if size := float64(at.size.MemoryMB); size <= *allowance {
+				selected[at] = true
+				need -= size
+				*allowance -= size
+			}
 		}
 	}
 	amUsed := float64(c.amUsage[q.path].MemoryMB)
@@ -473,9 +494,12 @@ func (c *Cluster) selectFrom(q *pqueue, p string, selected map[*attempt]bool, se
 		if need <= 0 || amUsed <= q.maxAM {
 			break
 		}
-		selectedAM[a] = true
-		need -= float64(amResource.MemoryMB)
-		amUsed -= float64(amResource.MemoryMB)
+		if size := float64(amResource.MemoryMB); size <= *allowance {
+			selectedAM[a] = true
+			need -= size
+			amUsed -= size
+			*allowance -= size
+		}
 	}
 }
 
@@ -507,4 +531,47 @@ func runningNewestFirst(a *app, p string) []*attempt {
 func (a *app) preemptedView() rmweb.Preempted {
 	return rmweb.Preempted{MemoryMB: a.preempted.MemoryMB, VCores: a.preempted.VCores, NonAMContainers: a.preempted.NonAM,
 		AMContainers: a.preempted.AM, MemorySeconds: int64(a.preempted.MemSeconds), VcoreSeconds: int64(a.preempted.VCoreSe)}
+}
+
+// giveToStarving offers a node freed by preemption to the queues below
+// their guarantee with demand in its partition, least served first. A
+// stand-in for the Capacity Scheduler's reservation: the request that
+// could not fit has reserved the node and gets it when the kill frees it,
+// so the freed space goes to the queue it was taken for, not back to the
+// queue it was taken from (which would be preempted again, round after
+// round). Reservations themselves are not modelled.
+func (c *Cluster) giveToStarving(n *node) {
+	if n.state != "RUNNING" {
+		return
+	}
+	p := n.label
+	total := c.partitionTotal(p)
+	type cand struct {
+		path string
+		util float64
+	}
+	var qs []cand
+	for _, leaf := range c.tree.Leaves() {
+		guar := leaf.AbsCapacity[p] * float64(total.MemoryMB)
+		used := float64(c.usage[leaf.Path][p].MemoryMB)
+		if guar > 0 && used < guar {
+			qs = append(qs, cand{leaf.Path, used / guar})
+		}
+	}
+	sort.SliceStable(qs, func(i, j int) bool { return qs[i].util < qs[j].util })
+	delay := c.confInt("yarn.scheduler.capacity.node-locality-delay", 40)
+	rackDelay := c.confInt("yarn.scheduler.capacity.rack-locality-additional-delay", -1)
+	if rackDelay < 0 {
+		rackDelay = delay
+	}
+	for _, q := range qs {
+		for _, a := range c.active {
+			if a.queue != q.path || !a.hasDemand() || c.labelExpr(a) != p {
+				continue
+			}
+			if c.tryApp(a, n, total, delay, rackDelay, false) {
+				return
+			}
+		}
+	}
 }

@@ -361,3 +361,23 @@ jobs:
 		t.Fatalf("speculation must not slow the job: %s with, %s without (loser seen: %v)", with, without, sawLoser)
 	}
 }
+
+// total_preemption_per_round also caps what one round may select of the
+// whole cluster: at 0.05 × 16 GB = 819 MB not even one 1 GB map fits, so
+// nothing is ever preempted (Hadoop's fitsIn check on the round's allowance).
+func TestPerRoundAllowanceTooSmallForAContainer(t *testing.T) {
+	c := preemptCluster(t, `  yarn.resourcemanager.scheduler.monitor.enable: "true"
+  yarn.resourcemanager.monitor.capacity.preemption.total_preemption_per_round: "0.05"
+`, "")
+	c.RunUntil(c.start.Add(5 * time.Minute))
+	if n, _ := c.PreemptionStats(); n != 0 {
+		t.Fatalf("%d containers preempted; none fits in the round's 819 MB", n)
+	}
+	c = preemptCluster(t, `  yarn.resourcemanager.scheduler.monitor.enable: "true"
+  yarn.resourcemanager.monitor.capacity.preemption.total_preemption_per_round: "0.07"
+`, "")
+	c.RunUntil(c.start.Add(5 * time.Minute))
+	if n, _ := c.PreemptionStats(); n == 0 {
+		t.Fatal("0.07 × 16 GB = 1147 MB: one 1 GB map per round fits, yet none was preempted")
+	}
+}
