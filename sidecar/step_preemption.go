@@ -229,8 +229,10 @@ func TotalLoss(ls []QueueLoss) (containers int, seconds float64) {
 // metrics).
 type PreemptionStatus struct {
 	PreemptionState
-	// PredictedContainers and PredictedLostSeconds are what the applied
-	// plan adds to what the live configuration already costs.
+	// PredictedContainers and PredictedLostSeconds are what the decision's
+	// move (after this bound, before BuildPlan's step limit and
+	// hysteresis, which only make it smaller) adds to what the live
+	// configuration already costs.
 	PredictedContainers  int     `json:"predictedContainers"`
 	PredictedLostSeconds float64 `json:"predictedLostSeconds"`
 	BudgetSeconds        float64 `json:"budgetSeconds"`
