@@ -399,3 +399,16 @@ func TestPerRoundAllowanceTooSmallForAContainer(t *testing.T) {
 		t.Fatal("0.07 × 16 GB = 1147 MB: one 1 GB map per round fits, yet none was preempted")
 	}
 }
+
+func TestParseSpeculationConf(t *testing.T) {
+	sc, err := ParseSpeculationConf(nil)
+	if err != nil || sc.Maps || sc.Interval != time.Second || sc.AfterSpeculate != 15*time.Second || sc.CapRunning != 0.1 || sc.CapTotal != 0.01 || sc.MinimumAllowed != 10 {
+		t.Fatalf("defaults: %+v %v", sc, err)
+	}
+	for key, v := range map[string]string{"mapreduce.map.speculative": "sometimes", specPrefix + "retry-after-speculate": "0",
+		specPrefix + "speculative-cap-running-tasks": "2", specPrefix + "minimum-allowed-tasks": "-1"} {
+		if _, err := ParseSpeculationConf(map[string]string{key: v}); err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%s=%s: want an error naming the key, got %v", key, v, err)
+		}
+	}
+}
