@@ -106,6 +106,30 @@ type QueueLoss struct {
 	// AM is set when the queue holds only AM containers there: the RM
 	// would kill an AM, and with it all the app's running tasks.
 	AM bool
+	// HeldSeconds is how long the killed containers would still have held
+	// their capacity had they run to their end (their residual time; an
+	// AM's is its job's remaining run): the time by which preemption hands
+	// the capacity over sooner than natural termination would.
+	HeldSeconds float64
+}
+
+// TaskWork is a running task's work done and left, in seconds.
+type TaskWork struct{ Done, Left float64 }
+
+// appLeft estimates an app's remaining run from its tasks' residuals:
+// (maps not started × a map's time + running maps' residuals) ÷ the
+// containers it holds.
+func appLeft(a cluster.App, ws []TaskWork) float64 {
+	if a.Job == nil || len(ws) == 0 {
+		return 0
+	}
+	left, full := 0.0, 0.0
+	for _, w := range ws {
+		left += w.Left
+		full = math.Max(full, w.Done+w.Left)
+	}
+	left += float64(max(0, a.Job.MapsTotal-a.Job.MapsCompleted-len(ws))) * full
+	return left / float64(len(ws))
 }
 
 // Guarantees is a leaf's guaranteed memory (MB) per partition.
@@ -144,7 +168,7 @@ func GuaranteesOf(tree *schedconf.Tree, override map[string]map[string]float64, 
 // kill is predicted, costing every running task of the queue. Stand-ins:
 // the AM's own restart time is not counted, and which partition a running
 // map is in is not known (the queue's running maps are the candidates).
-func PredictPreemption(snap cluster.Snapshot, g Guarantees, st PreemptionState, workDone func(cluster.App) []float64) []QueueLoss {
+func PredictPreemption(snap cluster.Snapshot, g Guarantees, st PreemptionState, workDone func(cluster.App) []TaskWork) []QueueLoss {
 	if !st.On {
 		return nil
 	}
@@ -173,13 +197,16 @@ func PredictPreemption(snap cluster.Snapshot, g Guarantees, st PreemptionState, 
 			if take <= epsilonMB {
 				continue
 			}
-			var work []float64
+			var work []TaskWork
+			amLeft := 0.0
 			size := 0.0
 			for _, a := range snap.RunningApps() {
 				if a.Queue != q.Path {
 					continue
 				}
-				work = append(work, workDone(a)...)
+				ws := workDone(a)
+				work = append(work, ws...)
+				amLeft = math.Max(amLeft, appLeft(a, ws))
 				if a.Job != nil && a.Job.ContainerSize.MemoryMB > 0 {
 					size = float64(a.Job.ContainerSize.MemoryMB)
 				}
@@ -187,7 +214,7 @@ func PredictPreemption(snap cluster.Snapshot, g Guarantees, st PreemptionState, 
 			if size == 0 {
 				size = 1024 // the RM's minimum allocation, a lower bound on a container
 			}
-			sort.Float64s(work)
+			sort.Slice(work, func(i, j int) bool { return work[i].Done < work[j].Done })
 			kills := int(math.Ceil(take/size - 1e-9))
 			ql := QueueLoss{Queue: q.Path, Partition: p.Name, Containers: kills}
 			if used := float64(q.ByPartition[p.Name].Used.MemoryMB); used < size {
@@ -198,8 +225,9 @@ func PredictPreemption(snap cluster.Snapshot, g Guarantees, st PreemptionState, 
 				ql.AM = true
 				ql.Containers = 1 + len(work)
 				for _, w := range work {
-					ql.LostSeconds += w
+					ql.LostSeconds += w.Done
 				}
+				ql.HeldSeconds = amLeft // an AM holds its container to the job's end
 				out = append(out, ql)
 				continue
 			}
@@ -208,7 +236,8 @@ func PredictPreemption(snap cluster.Snapshot, g Guarantees, st PreemptionState, 
 				ql.Containers = kills
 			}
 			for i := 0; i < kills && i < len(work); i++ {
-				ql.LostSeconds += work[i]
+				ql.LostSeconds += work[i].Done
+				ql.HeldSeconds += work[i].Left
 			}
 			out = append(out, ql)
 		}
@@ -298,22 +327,24 @@ func (g *PreemptionGuard) Guard(snap cluster.Snapshot, live schedconf.Conf, dec 
 	}
 	base := PredictPreemption(snap, GuaranteesOf(tree, nil, snap), st, work)
 	baseKills, baseLost := TotalLoss(base)
+	baseHeld := heldSeconds(base)
 	marginal := func(s float64) (int, float64) {
 		ls := PredictPreemption(snap, GuaranteesOf(tree, at(s), snap), st, work)
 		k, l := TotalLoss(ls)
 		return k - baseKills, l - baseLost
 	}
 	fullKills, fullLost := marginal(1)
+	fullHeld := heldSeconds(PredictPreemption(snap, GuaranteesOf(tree, at(1), snap), st, work)) - baseHeld
 	out.PredictedContainers, out.PredictedLostSeconds = fullKills, fullLost
 	if fullLost <= budget.Seconds()+1e-9 {
 		return out
 	}
 	if g.Config.OnPurpose {
-		gain, horizon := g.gain(snap, dec)
+		gain, horizon := g.gain(snap, dec, fullHeld/math.Max(1, float64(fullKills)))
 		if gain >= g.Config.GainMargin*fullLost {
 			out.OnPurpose = true
-			out.Reason = fmt.Sprintf("preemption on purpose: the RM is predicted to kill %d containers (%.0f container-s of work) to move capacity to jobs that gain ΔΣPS=%.3f, about %.0f slot-seconds over their remaining %.0f s (≥ %.1f× the loss)",
-				fullKills, fullLost, gainPS(dec), gain, horizon.Seconds(), g.Config.GainMargin)
+			out.Reason = fmt.Sprintf("preemption on purpose: the RM is predicted to kill %d containers (%.0f container-s of work) to hand their capacity %.0f s sooner than their natural end to jobs that gain ΔΣPS=%.3f: about %.0f slot-seconds (≥ %.1f× the loss)",
+				fullKills, fullLost, horizon.Seconds(), gainPS(dec), gain, g.Config.GainMargin)
 			g.annotate(dec, current, reasonPreemptionPurpose, out.Reason)
 			return out
 		}
@@ -363,15 +394,16 @@ func (g *PreemptionGuard) annotate(dec *Decision, current map[string]map[string]
 	dec.Notes = append(dec.Notes, tag+": "+reason)
 }
 
-// workDone gives, per running app, the container-seconds each running map
-// has done: progress × the class's mean map time, or, with no model, the
-// job's elapsed time (an upper bound: no map ran longer than its job).
-func (g *PreemptionGuard) workDone(snap cluster.Snapshot) func(cluster.App) []float64 {
+// workDone gives, per running app, each running map's work done and left
+// in seconds: progress × and (1 − progress) × the class's mean map time;
+// with no model, done is the job's elapsed time (an upper bound: no map ran
+// longer than its job) and left is 0 (no gain is claimed without a model).
+func (g *PreemptionGuard) workDone(snap cluster.Snapshot) func(cluster.App) []TaskWork {
 	var models map[string]deadline.PhaseModel
 	if g.Models != nil {
 		models = g.Models()
 	}
-	return func(a cluster.App) []float64 {
+	return func(a cluster.App) []TaskWork {
 		if a.Job == nil {
 			return nil
 		}
@@ -381,13 +413,13 @@ func (g *PreemptionGuard) workDone(snap cluster.Snapshot) func(cluster.App) []fl
 			mean = m.Map.Mean()
 		}
 		elapsed := snap.Time.Sub(a.Job.StartTime).Seconds()
-		out := make([]float64, 0, len(a.Job.RunningMaps))
+		out := make([]TaskWork, 0, len(a.Job.RunningMaps))
 		for _, p := range a.Job.RunningMaps {
-			w := elapsed
+			w := TaskWork{Done: math.Max(0, elapsed)}
 			if mean > 0 {
-				w = math.Min(elapsed, p*mean)
+				w = TaskWork{Done: math.Max(0, math.Min(elapsed, p*mean)), Left: math.Max(0, (1-p)*mean)}
 			}
-			out = append(out, math.Max(0, w))
+			out = append(out, w)
 		}
 		return out
 	}
@@ -397,12 +429,13 @@ func gainPS(dec *Decision) float64 {
 	return math.Max(0, dec.Predicted["sum_ps"]-dec.SumPS)
 }
 
-// gain is the predicted ΣPS gain of the decision in slot-seconds over the
-// remaining run of the jobs in the queues it gives capacity to: ΔΣPS ×
-// the cluster's slots × the shortest of those jobs' remaining times (maps
-// left ÷ containers held × mean map time) — after that job ends the plan
-// changes anyway.
-func (g *PreemptionGuard) gain(snap cluster.Snapshot, dec *Decision) (float64, time.Duration) {
+// gain is what preemption buys: the decision's ΣPS gain, in slots (ΔΣPS ×
+// the cluster's slots), for as long as the killed containers would
+// otherwise still have held their capacity (sooner is all preemption
+// gives: natural termination hands it over at their end anyway), capped
+// by the shortest remaining run of the jobs in the queues it gives
+// capacity to (maps left ÷ containers held × mean map time).
+func (g *PreemptionGuard) gain(snap cluster.Snapshot, dec *Decision, sooner float64) (float64, time.Duration) {
 	d := gainPS(dec)
 	if d <= 0 {
 		return 0, 0
@@ -450,6 +483,9 @@ func (g *PreemptionGuard) gain(snap cluster.Snapshot, dec *Decision) (float64, t
 	if horizon == time.Duration(math.MaxInt64) {
 		return 0, 0
 	}
+	if s := time.Duration(sooner * float64(time.Second)); s < horizon {
+		horizon = s
+	}
 	return d * float64(slots) * horizon.Seconds(), horizon
 }
 
@@ -474,4 +510,12 @@ func (g *PreemptionGuard) Rules(r SafetyRules, snap cluster.Snapshot, st Preempt
 		return floor(queue, partition)
 	}
 	return r
+}
+
+func heldSeconds(ls []QueueLoss) float64 {
+	h := 0.0
+	for _, l := range ls {
+		h += l.HeldSeconds
+	}
+	return h
 }

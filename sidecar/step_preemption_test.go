@@ -166,13 +166,23 @@ func TestPreemptionOffAndOnPurpose(t *testing.T) {
 		t.Fatalf("preemption off: want the decision untouched, got %+v", st)
 	}
 	snap = w.snap()
-	// ΔΣPS 0.2 × 10 slots × b's remaining run (100 maps left over 2 containers × 100 s = 5000 s) = 10,000 slot-s ≫ 2 × 150 s.
+	// Hand-worked: the whole cut adds 3 kills, a's maps at progress 0.4,
+	// 0.5, 0.6 of 100 s: 150 s of work lost; they would have held their
+	// slots 60+50+40 = 150 s more, 50 s each on average. ΔΣPS 0.8 × 10
+	// slots × 50 s = 400 slot-s ≥ 2 × 150: the whole move goes through.
 	dec = Decision{Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}},
-		SumPS: 0.6, Predicted: map[string]float64{"sum_ps": 0.8}}
+		SumPS: 0.2, Predicted: map[string]float64{"sum_ps": 1.0}}
 	g.Config.OnPurpose, g.Config.GainMargin = true, 2
 	st := g.Guard(snap, w.conf, &dec)
 	if !st.OnPurpose || st.Scale != 1 || dec.Targets["root.a"].Capacity[""] != 20 || !strings.Contains(dec.Targets["root.a"].Reason, "preemption on purpose") {
 		t.Fatalf("on purpose: %+v, a → %g, reason %q", st, dec.Targets["root.a"].Capacity[""], dec.Targets["root.a"].Reason)
+	}
+	// ΔΣPS 0.2: 0.2 × 10 × 50 = 100 slot-s < 300: preemption buys too
+	// little over natural termination; the bound applies.
+	dec = Decision{Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}},
+		SumPS: 0.6, Predicted: map[string]float64{"sum_ps": 0.8}}
+	if st := g.Guard(snap, w.conf, &dec); st.OnPurpose || st.Scale >= 1 {
+		t.Fatalf("small gain: want the bound, got %+v", st)
 	}
 	// No predicted gain: on purpose does not apply; the bound does.
 	dec = Decision{Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}},
