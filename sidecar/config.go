@@ -88,7 +88,9 @@ type PreemptionConfig struct {
 
 func (p *PreemptionConfig) defaults() {
 	if p.MaxLostWorkPerCycle == 0 {
-		p.MaxLostWorkPerCycle = time.Minute // one container-minute of work per cycle
+		// A quarter of a one-minute map: cuts go through when what the RM
+		// kills has barely started (a newest container), not otherwise.
+		p.MaxLostWorkPerCycle = 15 * time.Second
 	}
 	if p.GainMargin == 0 {
 		p.GainMargin = 2
