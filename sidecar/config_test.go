@@ -76,7 +76,7 @@ func TestConfigUnknownFieldNamesLine(t *testing.T) {
 
 func TestPreemptionConfig(t *testing.T) {
 	c, err := ParseConfig(nil)
-	if err != nil || c.Preemption.MaxLostWorkPerCycle != time.Minute || c.Preemption.OnPurpose || c.Preemption.GainMargin != 2 {
+	if err != nil || c.Preemption.MaxLostWorkPerCycle != 15*time.Second || c.Preemption.OnPurpose || c.Preemption.GainMargin != 2 {
 		t.Fatalf("defaults: %+v %v", c.Preemption, err)
 	}
 	_, err = ParseConfig([]byte("preemption:\n  enabled: maybe\n  gain_margin: 0.5\n"))

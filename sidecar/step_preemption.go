@@ -32,9 +32,9 @@ const (
 	PreemptionFromHadoopConf = "hadoop-conf"  // yarn-site.xml monitor.enable
 	PreemptionAssumed        = "assumed-on"   // nobody said: the safe side
 	monitorEnableKey         = "yarn.resourcemanager.scheduler.monitor.enable"
-	defaultPreemptionBudget  = time.Minute // for a zero PreemptionConfig
-	preemptionSearchSteps    = 20          // bisection steps of the bound
-	epsilonMB                = 1e-6        // MB below which nothing moves
+	defaultPreemptionBudget  = 15 * time.Second // for a zero PreemptionConfig
+	preemptionSearchSteps    = 20               // bisection steps of the bound
+	epsilonMB                = 1e-6             // MB below which nothing moves
 	reasonPreemptionBound    = "preemption-bound"
 	reasonPreemptionPurpose  = "preemption-on-purpose"
 	newestFirstNote          = "the RM kills newest containers first"
