@@ -59,6 +59,9 @@ type Config struct {
 	Safety    SafetyConfig    `yaml:"safety"`
 	Deadlines DeadlineConfig  `yaml:"deadlines"`
 	Schedule  ScheduleConfig  `yaml:"schedule"`
+	// Labels lays out node-label partitions (safety.allow_node_label_changes
+	// lets the daemon apply them; `labels plan` shows them anyway).
+	Labels LabelsConfig `yaml:"labels"`
 
 	Preemption PreemptionConfig `yaml:"preemption"`
 }

@@ -104,6 +104,9 @@ type SidecarOptions struct {
 	// Scenario, when set, is run instead of the named scenario (a variant,
 	// e.g. with preemption switched on); scenario then only names it.
 	Scenario *sim.Scenario
+	// Labels lets the sidecar lay out node-label partitions itself
+	// (safety.allow_node_label_changes; issue 17).
+	Labels bool
 }
 
 // RunSidecar runs the scenario with the sidecar steering it in lock-step:
@@ -230,6 +233,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	slot := sidecarSlot()
 	res := Result{Scenario: scenario, Seed: seed, Mode: "sidecar"}
 	board := &sidecar.StatusBoard{}
+	if v, err := client.RMVersion(ctx); err == nil {
+		sidecar.RecordRM(board, v)
+	}
 	loop := &sidecar.Loop{
 		Observer: api,
 		Learner:  learner,
@@ -256,6 +262,11 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 				o.OnCycle(rep)
 			}
 		},
+	}
+	if o.Labels || cfg.Safety.AllowNodeLabelChanges {
+		loop.Labels = &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
+			Slot: slot, Config: cfg.Labels}
+		loop.LabelAPI = client
 	}
 	for !c.Done() {
 		if c.Now().Sub(sc.Start) > Limit {
