@@ -493,12 +493,13 @@ func (g *PreemptionGuard) gain(snap cluster.Snapshot, dec *Decision, sooner floa
 // a queue one container's worth in every partition it holds capacity in
 // (YARN-11073), which also pins a queue's guarantee in a partition it only
 // borrows from — so a slower job keeps a slot there that Lee's Algorithm 2
-// would hand to a faster one. When preemption is on and on_purpose is set,
-// a queue's floor applies only in its home partition (its
-// default-node-label-expression); elsewhere its guarantee may go to zero
-// and the RM's preemption moves its borrowed containers.
+// would hand to a faster one. When this cycle's move is preemption on
+// purpose (its gain outweighed its loss), a queue's floor applies only in
+// its home partition (its default-node-label-expression); elsewhere its
+// guarantee may go to zero and the RM's preemption moves its borrowed
+// containers.
 func (g *PreemptionGuard) Rules(r SafetyRules, snap cluster.Snapshot, st PreemptionStatus) SafetyRules {
-	if !g.Config.OnPurpose || !st.On || r.FloorPercent == nil {
+	if !st.OnPurpose || r.FloorPercent == nil {
 		return r
 	}
 	floor := r.FloorPercent

@@ -211,3 +211,21 @@ func TestPredictAMKill(t *testing.T) {
 		t.Fatalf("want an AM kill costing a's 8 maps (10+…+80 = 360 s), got %+v", ls)
 	}
 }
+
+// The floor is lifted outside a queue's home partition only in a cycle
+// whose move is preemption on purpose.
+func TestRulesLiftFloorOnlyOnPurpose(t *testing.T) {
+	snap := cluster.Snapshot{Queues: []cluster.Queue{{Path: "root.b", Name: "b", Leaf: true}}}
+	r := SafetyRules{FloorPercent: func(string, string) float64 { return 50 }}
+	g := &PreemptionGuard{Config: PreemptionConfig{OnPurpose: true}}
+	if f := g.Rules(r, snap, PreemptionStatus{PreemptionState: PreemptionState{On: true}}).FloorPercent("root.b", "n1"); f != 50 {
+		t.Fatalf("bounded cycle: floor %g, want 50", f)
+	}
+	rr := g.Rules(r, snap, PreemptionStatus{PreemptionState: PreemptionState{On: true}, OnPurpose: true})
+	if f := rr.FloorPercent("root.b", "n1"); f != 0 {
+		t.Fatalf("on purpose, non-home partition: floor %g, want 0", f)
+	}
+	if f := rr.FloorPercent("root.b", ""); f != 50 {
+		t.Fatalf("on purpose, home partition: floor %g, want 50", f)
+	}
+}
