@@ -36,6 +36,9 @@ type PSDecider struct {
 	// KeepRackLocalityReset leaves yarn.scheduler.capacity.rack-locality-full-reset
 	// alone even when queues are routed to labelled partitions.
 	KeepRackLocalityReset bool
+	// ReadCost, when set, gives the effective-rate step (effective.go) the
+	// cycle's block maps, processing times and bandwidths.
+	ReadCost func() *ReadCost
 
 	// baseline holds the weights of queues not in Queues: their
 	// default-partition capacity when the sidecar first saw them (the
@@ -67,9 +70,13 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	if d.Table != nil {
 		table = d.Table()
 	}
-	rates := tableRates{table}
+	var rates progress.Rates = tableRates{table}
 	types := d.Classifier.Types(snap.Nodes)
 	classOf := d.ClassKey.ClassOf
+	var rateNotes []string
+	if rc := d.readCost(); rc != nil && table != nil {
+		rates, rateNotes = EffectiveRates(rates, table.Reference, ClassLocality(snap, types, classOf, rc.Inputs), *rc)
+	}
 
 	// Partitions and their slots per node type.
 	var parts []progress.PartitionSlots
@@ -91,7 +98,7 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 		appsByQueue[a.Queue] = append(appsByQueue[a.Queue], a)
 	}
 	var queues []progress.QueueDemand
-	var notes []string
+	notes := rateNotes
 	for _, leaf := range tree.Leaves() {
 		qc, listed := d.Queues[leaf.Path]
 		if len(d.Queues) > 0 && !listed {
@@ -238,6 +245,13 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 		dec.Notes = append(dec.Notes, "no calibration history yet: every rate is taken as 1 (uncalibrated) until finished maps are ingested")
 	}
 	return dec, nil
+}
+
+func (d *PSDecider) readCost() *ReadCost {
+	if d.ReadCost == nil {
+		return nil
+	}
+	return d.ReadCost()
 }
 
 func ptr(p *float64) float64 {

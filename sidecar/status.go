@@ -149,6 +149,9 @@ type Status struct {
 	// Preemption says whether the RM preempts (and who said so) and what
 	// the last plan was predicted to cost.
 	Preemption *PreemptionStatus `json:"preemption,omitempty"`
+	// Inputs is the latest cycle's view of running jobs' HDFS inputs,
+	// unreadable ones with their error (nil when block maps are off).
+	Inputs *InputsReport `json:"inputs,omitempty"`
 }
 
 // Overview is what the report's header, queue table and "what it bought"

@@ -42,6 +42,12 @@ type Result struct {
 	PreemptedSecs, SpecKilledSec float64
 	// Makespan is from the scenario's start to the last job's end.
 	Makespan time.Duration
+	// Bandwidths is the read bandwidth by locality the sidecar learned
+	// (runs with BlockMaps only).
+	Bandwidths map[string]calibrate.ReadBandwidth
+	// NameNodeCalls is, per cycle, the calls the mini NameNode answered
+	// (runs with BlockMaps only).
+	NameNodeCalls []int
 }
 
 // ByName maps job names to completion times.
@@ -107,6 +113,9 @@ type SidecarOptions struct {
 	// Labels lets the sidecar lay out node-label partitions itself
 	// (safety.allow_node_label_changes; issue 17).
 	Labels bool
+	// BlockMaps serves the scenario's HDFS through the mini NameNode and
+	// lets the sidecar read running jobs' block maps (issue 17).
+	BlockMaps bool
 }
 
 // RunSidecar runs the scenario with the sidecar steering it in lock-step:
@@ -152,7 +161,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	historyPath := o.history
 	if historyPath == "" {
-		historyPath = filepath.Join(dir, fmt.Sprintf("history-%s-%d.db", scenario, seed))
+		historyPath = filepath.Join(dir, fmt.Sprintf("history-%s-%d.db", filepath.Base(scenario), seed))
 	}
 	if o.WarmupSteered && o.WarmupSeed != 0 {
 		w := o
@@ -220,7 +229,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	audit, err := sidecar.OpenAuditLog(filepath.Join(dir, fmt.Sprintf("audit-%s-%d.jsonl", scenario, seed)))
+	audit, err := sidecar.OpenAuditLog(filepath.Join(dir, fmt.Sprintf("audit-%s-%d.jsonl", filepath.Base(scenario), seed)))
 	if err != nil {
 		return Result{}, err
 	}
@@ -232,6 +241,15 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	slot := sidecarSlot()
 	res := Result{Scenario: scenario, Seed: seed, Mode: "sidecar"}
+	var inputs *miniHDFS
+	if o.BlockMaps || cfg.HDFS.Enabled {
+		inputs, err = startMiniHDFS(c, client, cfg.HDFS, o.Log)
+		if err != nil {
+			return Result{}, err
+		}
+		defer inputs.close()
+		learner.Locality = inputs.maps.AttemptLocality
+	}
 	board := &sidecar.StatusBoard{}
 	if v, err := client.RMVersion(ctx); err == nil {
 		sidecar.RecordRM(board, v)
@@ -254,6 +272,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		},
 		OnCycle: func(rep sidecar.CycleReport) {
 			sidecar.RecordCycle(board, rep)
+			if inputs != nil {
+				res.NameNodeCalls = append(res.NameNodeCalls, inputs.callsSinceLast())
+			}
 			if rep.Outcome.Result == sidecar.ResultApplied {
 				res.Applied++
 			}
@@ -267,6 +288,10 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		loop.Labels = &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
 			Slot: slot, Config: cfg.Labels}
 		loop.LabelAPI = client
+	}
+	if inputs != nil {
+		loop.BlockMaps = inputs.maps
+		wireReadCost(loop, inputs.maps, learner, classifier, calibrate.ClassKey(cfg.JobClass.By))
 	}
 	for !c.Done() {
 		if c.Now().Sub(sc.Start) > Limit {
@@ -287,6 +312,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	res.Status = board.Get()
 	res.PS = res.Status.History
+	if inputs != nil {
+		res.Bandwidths = learner.Bandwidths()
+	}
 	return res, nil
 }
 
