@@ -75,6 +75,56 @@ type Config struct {
 	Labels LabelsConfig `yaml:"labels"`
 	// HDFS is where the NameNodes are and how often to read block maps.
 	HDFS HDFSConfig `yaml:"hdfs"`
+
+	Preemption PreemptionConfig `yaml:"preemption"`
+}
+
+// PreemptionConfig says how the sidecar treats the RM's preemption
+// (step_preemption.go). Whether preemption is on is learnt, in this order:
+// the RM's own answer (leaf queues' preemptionDisabled in
+// /ws/v1/cluster/scheduler: it is what will kill containers), else this
+// file's enabled, else HADOOP_CONF_DIR's yarn-site.xml
+// (yarn.resourcemanager.scheduler.monitor.enable), else assumed on (the
+// safe side).
+type PreemptionConfig struct {
+	// Enabled is "on" or "off" for RMs that do not report
+	// preemptionDisabled; empty = not said.
+	Enabled string `yaml:"enabled"`
+	// MaxLostWorkPerCycle bounds the container-time of running work the RM
+	// is predicted to kill because of one cycle's change; a bigger cut is
+	// taken in smaller steps over cycles.
+	MaxLostWorkPerCycle time.Duration `yaml:"max_lost_work_per_cycle"`
+	// OnPurpose lets the planner cut a busy queue past the bound when the
+	// predicted progress-share gain over the remaining run outweighs the
+	// work thrown away by GainMargin times (Lee's Algorithm 2 reassigns
+	// slots; preemption is the RM's way to do it).
+	OnPurpose  bool    `yaml:"on_purpose"`
+	GainMargin float64 `yaml:"gain_margin"`
+}
+
+func (p *PreemptionConfig) defaults() {
+	if p.MaxLostWorkPerCycle == 0 {
+		// A quarter of a one-minute map: cuts go through when what the RM
+		// kills has barely started (a newest container), not otherwise.
+		p.MaxLostWorkPerCycle = 15 * time.Second
+	}
+	if p.GainMargin == 0 {
+		p.GainMargin = 2
+	}
+}
+
+func (p PreemptionConfig) validate(add func(path, format string, a ...any)) {
+	switch p.Enabled {
+	case "", "on", "off":
+	default:
+		add("preemption.enabled", "%q is not on or off", p.Enabled)
+	}
+	if p.MaxLostWorkPerCycle < 0 {
+		add("preemption.max_lost_work_per_cycle", "must not be negative, got %s", p.MaxLostWorkPerCycle)
+	}
+	if p.GainMargin < 1 {
+		add("preemption.gain_margin", "must be at least 1, got %g", p.GainMargin)
+	}
 }
 
 // KerberosConfig is SPNEGO to Kerberized web endpoints: a keytab and
@@ -216,6 +266,7 @@ func (c *Config) Default() {
 	if c.Schedule.Report == "" {
 		c.Schedule.Report = "@every 1h"
 	}
+	c.Preemption.defaults()
 }
 
 // ConfigError lists every bad field of a config, by path.
@@ -302,6 +353,7 @@ func (c *Config) Validate() error {
 			add("deadlines.slo."+cls, "must be positive, got %s", d)
 		}
 	}
+	c.Preemption.validate(add)
 	if len(bad) > 0 {
 		return &ConfigError{Fields: bad}
 	}

@@ -146,6 +146,9 @@ type Status struct {
 	BoundPS float64       `json:"boundPS"`
 	History []PSPoint     `json:"history"`
 	Plans   []PlanRecord  `json:"plans"`
+	// Preemption says whether the RM preempts (and who said so) and what
+	// the last plan was predicted to cost.
+	Preemption *PreemptionStatus `json:"preemption,omitempty"`
 	// Inputs is the latest cycle's view of running jobs' HDFS inputs,
 	// unreadable ones with their error (nil when block maps are off).
 	Inputs *InputsReport `json:"inputs,omitempty"`

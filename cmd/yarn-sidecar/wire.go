@@ -25,6 +25,8 @@ type deps struct {
 	Decider  sidecar.Decider
 	Rules    func(cluster.Snapshot) sidecar.SafetyRules
 	Store    *calibrate.Store
+	// Preemption bounds the work a plan makes the RM's preemption kill.
+	Preemption *sidecar.PreemptionGuard
 	// Layouter is the node-label step (used when labels may change, and by
 	// `labels plan|apply`).
 	Layouter *sidecar.LabelLayouter
@@ -145,11 +147,31 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
 				FloorPercent: floor}
 		}}
+	d.Preemption = &sidecar.PreemptionGuard{Config: cfg.Preemption, YarnSite: hadoopYarnSite(cfg, log), ClassKey: key, Models: learner.Models, Slot: slot}
 	if err := wireHDFS(cfg, d, log); err != nil {
 		d.Close()
 		return nil, err
 	}
 	return d, nil
+}
+
+// hadoopYarnSite is HADOOP_CONF_DIR's yarn-site.xml, for whether the RM
+// preempts (nil when there is none or it cannot be read: not fatal, the RM's
+// own answer comes first anyway).
+func hadoopYarnSite(cfg *sidecar.Config, log hclog.Logger) map[string]string {
+	dir := cfg.HadoopConfDir
+	if dir == "" {
+		dir = os.Getenv("HADOOP_CONF_DIR")
+	}
+	if dir == "" {
+		return nil
+	}
+	site, err := yarn.YarnSite(dir)
+	if err != nil {
+		log.Warn("cannot read yarn-site.xml for the preemption setting", "dir", dir, "error", err)
+		return nil
+	}
+	return site
 }
 
 func refTypes(cfg *sidecar.Config) map[string]string {

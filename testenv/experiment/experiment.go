@@ -35,6 +35,13 @@ type Result struct {
 	Status  sidecar.Status
 	Applied int // mutations applied
 	Cycles  int
+	// Preempted counts containers the RM's preemption killed and the
+	// container-seconds of work they had done; SpecKilled the speculative
+	// losers and theirs (sidecar runs with preemption or speculation on).
+	Preempted, SpecKilled        int
+	PreemptedSecs, SpecKilledSec float64
+	// Makespan is from the scenario's start to the last job's end.
+	Makespan time.Duration
 	// Bandwidths is the read bandwidth by locality the sidecar learned
 	// (runs with BlockMaps only).
 	Bandwidths map[string]calibrate.ReadBandwidth
@@ -100,6 +107,9 @@ type SidecarOptions struct {
 	WarmupSteered bool
 	// history is the store path shared by a steered warm-up and today.
 	history string
+	// Scenario, when set, is run instead of the named scenario (a variant,
+	// e.g. with preemption switched on); scenario then only names it.
+	Scenario *sim.Scenario
 	// Labels lets the sidecar lay out node-label partitions itself
 	// (safety.allow_node_label_changes; issue 17).
 	Labels bool
@@ -134,9 +144,12 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		cfg, _ = sidecar.ParseConfig(nil)
 		cfg.Mode = sidecar.ModeApply
 	}
-	sc, err := sim.LoadScenario(scenario)
-	if err != nil {
-		return Result{}, err
+	sc := o.Scenario
+	if sc == nil {
+		var err error
+		if sc, err = sim.LoadScenario(scenario); err != nil {
+			return Result{}, err
+		}
 	}
 	if len(cfg.NodeTypes) == 0 {
 		// What the admin writes in node_types: one rule per hardware
@@ -249,9 +262,11 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset},
 		Applier: &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log},
-		Mode:    cfg.Mode,
-		Log:     o.Log,
-		Now:     c.Now,
+		Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
+			Models: learner.Models, Slot: slot},
+		Mode: cfg.Mode,
+		Log:  o.Log,
+		Now:  c.Now,
 		Rules: func(snap clusterSnapshot) sidecar.SafetyRules {
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
 				FloorPercent: floorRule(snap, slot, cfg, busy)}
@@ -289,6 +304,13 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		c.Step(o.Cycle)
 	}
 	res.Jobs = c.Results()
+	res.Preempted, res.PreemptedSecs = c.PreemptionStats()
+	_, res.SpecKilled, res.SpecKilledSec = c.SpeculationStats()
+	for _, j := range res.Jobs {
+		if d := j.Finish.Sub(sc.Start); d > res.Makespan {
+			res.Makespan = d
+		}
+	}
 	res.Status = board.Get()
 	res.PS = res.Status.History
 	if inputs != nil {

@@ -47,6 +47,13 @@ type Scenario struct {
 	Generators []GeneratorSpec   `yaml:"generators"`
 	// Trace adds the jobs of a SWIM-format trace (see TraceSpec, fb.go).
 	Trace *TraceSpec `yaml:"trace"`
+
+	// Preemption and speculative execution are switched on as an admin
+	// would: yarn-site properties (yarn.resourcemanager.scheduler.monitor.enable,
+	// yarn.resourcemanager.monitor.capacity.preemption.*) and mapred-site
+	// properties (mapreduce.map.speculative, ...). See preempt.go, speculate.go.
+	YarnSite   map[string]string `yaml:"yarn_site"`
+	MapredSite map[string]string `yaml:"mapred_site"`
 }
 
 // Bandwidth is the read rate of a map's input by locality (Lee §4.3.1.2 Tr).

@@ -122,6 +122,10 @@ type Queue struct {
 	NumApplications        int      `json:"numApplications"`
 	NumContainers          int      `json:"numContainers"`
 	UserLimitFactor        float64  `json:"userLimitFactor,omitempty"`
+	// PreemptionDisabled is the leaf's preemptionDisabled from the
+	// scheduler REST answer (nil when the RM does not say): true when the
+	// preemption monitor is off or the queue sets disable_preemption.
+	PreemptionDisabled *bool `json:"preemptionDisabled,omitempty"`
 }
 
 // CanUse reports whether the queue may run containers in the partition.
