@@ -85,6 +85,8 @@ type Applier struct {
 	WriteTimeout time.Duration
 	Log          hclog.Logger
 	Now          func() time.Time
+	// Rate bounds how often mutations are written (ratelimit.go); nil = no bound.
+	Rate *RateLimit
 
 	cycle int64
 }
@@ -114,7 +116,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		if err != nil {
 			entry.Error = err.Error()
 		}
-		if out.Result == ResultNoChange || a.Audit == nil {
+		if out.Result == ResultNoChange || out.Result == ResultDeferred || a.Audit == nil {
 			return
 		}
 		if aerr := a.Audit.Append(entry); aerr != nil {
@@ -128,8 +130,18 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		return out, nil
 	}
 
-	if len(plan.Mutation.UpdateQueue)+len(plan.Mutation.AddQueue)+len(plan.Mutation.RemoveQueue)+len(plan.Mutation.GlobalUpdates) > 0 {
+	mutates := len(plan.Mutation.UpdateQueue)+len(plan.Mutation.AddQueue)+len(plan.Mutation.RemoveQueue)+len(plan.Mutation.GlobalUpdates) > 0
+	if ok, why := a.Rate.Allow(a.now(), plan); mutates && !ok {
+		log.Info("mutation deferred", "reason", why)
+		entry.Error = "deferred: " + why
+		out.Result = ResultDeferred
+		return out, nil
+	}
+	if mutates {
 		res, version, err := a.applyMutation(ctx, plan, log)
+		if res == ResultApplied {
+			a.Rate.Record(a.now())
+		}
 		out.Result, out.VersionAfter = res, version
 		if err != nil {
 			return out, err

@@ -59,6 +59,11 @@ type Config struct {
 	Safety    SafetyConfig    `yaml:"safety"`
 	Deadlines DeadlineConfig  `yaml:"deadlines"`
 	Schedule  ScheduleConfig  `yaml:"schedule"`
+
+	// Guarantee is the default band for every queue (config_guarantee.go);
+	// Rate bounds how often the sidecar writes.
+	Guarantee GuaranteeConfig `yaml:"guarantee"`
+	Rate      RateConfig      `yaml:"rate"`
 }
 
 // KerberosConfig is SPNEGO to Kerberized web endpoints: a keytab and
@@ -75,6 +80,8 @@ type QueueConfig struct {
 	Weight float64 `yaml:"weight"`
 	// Pinned queues are observed and reported but never changed.
 	Pinned bool `yaml:"pinned"`
+	// Guarantee overrides the default band for this queue (leaf or parent).
+	Guarantee *GuaranteeConfig `yaml:"guarantee"`
 }
 
 // NodeTypeRule assigns a node type by label, host pattern or resources.
@@ -195,6 +202,7 @@ func (c *Config) Default() {
 	if c.Schedule.Report == "" {
 		c.Schedule.Report = "@every 1h"
 	}
+	c.defaultGuarantees()
 }
 
 // ConfigError lists every bad field of a config, by path.
@@ -273,6 +281,7 @@ func (c *Config) Validate() error {
 			add("deadlines.slo."+cls, "must be positive, got %s", d)
 		}
 	}
+	c.validateGuarantees(add)
 	if len(bad) > 0 {
 		return &ConfigError{Fields: bad}
 	}

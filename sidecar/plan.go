@@ -23,6 +23,13 @@ type QueueTarget struct {
 	// apps: the scheduler re-reads it on each allocate).
 	DefaultLabelExpression *string
 	Reason                 string
+	// Bands are the admin's guarantee per partition (percent of the
+	// parent); BuildPlan never writes a capacity outside them.
+	Bands map[string]Band
+	// Encoding says how each partition's capacity is written (the mode of
+	// the queue's sibling group; set by the decision's mode step). Absent =
+	// percentage.
+	Encoding map[string]Encoding
 }
 
 // PriorityChange is one app priority the plan sets.
@@ -83,13 +90,11 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 	// rounding keep sibling sums exact.
 	type groupKey struct{ parent, partition string }
 	groups := map[groupKey]map[string]float64{}
+	encodings := map[groupKey]Encoding{}
 	for path, t := range targets {
 		q, ok := tree.ByPath[path]
 		if !ok {
 			return nil, fmt.Errorf("plan names queue %s, which is not in the live configuration", path)
-		}
-		if !q.IsLeaf() {
-			return nil, fmt.Errorf("plan names queue %s, which is not a leaf", path)
 		}
 		if q.Parent == nil {
 			return nil, fmt.Errorf("plan names the root queue")
@@ -98,6 +103,10 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 			k := groupKey{q.Parent.Path, part}
 			if groups[k] == nil {
 				groups[k] = map[string]float64{}
+				encodings[k] = Encoding{Mode: schedconf.ModePercentage}
+			}
+			if e, ok := t.Encoding[part]; ok {
+				encodings[k] = e
 			}
 			groups[k][path] = pct
 		}
@@ -116,9 +125,10 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 	})
 	for _, k := range gkeys {
 		parent := tree.ByPath[k.parent]
+		enc := encodings[k]
 		current := map[string]float64{}
 		for _, child := range parent.Children {
-			current[child.Path] = percentOf(child, k.partition)
+			current[child.Path] = shareOf(child, k.partition, enc)
 		}
 		want := map[string]float64{}
 		for path, cur := range current {
@@ -132,16 +142,22 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 			floors[path] = rules.floorPercent(path, k.partition)
 		}
 		step := LimitStep(current, want, floors, rules)
+		step.Next = keepInBands(step.Next, current, targets, k.partition)
+		values := encode(enc, step.Next, current, parent, k.partition)
 		for _, path := range sortedKeys(step.Next) {
 			cur, next := current[path], step.Next[path]
 			if cur == next {
 				continue
 			}
 			prop := capacityProp(k.partition)
-			desired[schedconf.Key(path, prop)] = formatPercent(next)
+			from := base[schedconf.Key(path, prop)]
+			if from == "" {
+				from = formatPercent(cur)
+			}
+			desired[schedconf.Key(path, prop)] = values[path]
 			plan.Changes = append(plan.Changes, Change{
 				Queue: path, Partition: k.partition, Property: prop,
-				From: formatPercent(cur), To: formatPercent(next),
+				From: from, To: values[path],
 				Limited: step.Limited, Reason: reasonOf(path),
 			})
 		}
@@ -151,6 +167,9 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 		t := targets[path]
 		q := tree.ByPath[path]
 		for _, part := range sortedKeys(t.MaxCapacity) {
+			if e, ok := t.Encoding[part]; ok && e.Mode != schedconf.ModePercentage {
+				continue // maximum-capacity stays in the admin's own terms
+			}
 			prop := maxCapacityProp(part)
 			next := t.MaxCapacity[part]
 			// maximum-capacity may never fall below the capacity just planned.
