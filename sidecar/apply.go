@@ -97,6 +97,8 @@ type Outcome struct {
 	VersionBefore int64
 	VersionAfter  int64
 	Priorities    []PriorityChange // effective values after the PUTs
+	// MutationsLastHour counts the mutations of the last hour (rate limit).
+	MutationsLastHour int
 }
 
 // Apply runs the safety sequence for one plan: refuse a non-mutable store →
@@ -110,6 +112,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		VersionBefore: plan.ConfVersion, Reasons: plan.Reasons}
 	entry.Before, entry.After = changedProps(plan.Base, plan.Desired)
 	defer func() {
+		out.MutationsLastHour = a.Rate.PerHour(planTime(plan, a.now()))
 		entry.Result = out.Result
 		entry.VersionAfter = out.VersionAfter
 		entry.Priorities = out.Priorities
@@ -131,7 +134,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 	}
 
 	mutates := len(plan.Mutation.UpdateQueue)+len(plan.Mutation.AddQueue)+len(plan.Mutation.RemoveQueue)+len(plan.Mutation.GlobalUpdates) > 0
-	if ok, why := a.Rate.Allow(a.now(), plan); mutates && !ok {
+	if ok, why := a.Rate.Allow(planTime(plan, a.now()), plan); mutates && !ok {
 		log.Info("mutation deferred", "reason", why)
 		entry.Error = "deferred: " + why
 		out.Result = ResultDeferred
@@ -140,7 +143,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 	if mutates {
 		res, version, err := a.applyMutation(ctx, plan, log)
 		if res == ResultApplied {
-			a.Rate.Record(a.now())
+			a.Rate.Record(planTime(plan, a.now()))
 		}
 		out.Result, out.VersionAfter = res, version
 		if err != nil {

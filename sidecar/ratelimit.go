@@ -111,3 +111,12 @@ func movesHomes(p *Plan) bool {
 	}
 	return false
 }
+
+// planTime is the time the rate limit counts in: the plan's snapshot time
+// (the cluster's clock, virtual in simulations), else the applier's.
+func planTime(p *Plan, now time.Time) time.Time {
+	if p.Time.IsZero() {
+		return now
+	}
+	return p.Time
+}

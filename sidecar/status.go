@@ -87,6 +87,9 @@ type Status struct {
 	BoundPS float64       `json:"boundPS"`
 	History []PSPoint     `json:"history"`
 	Plans   []PlanRecord  `json:"plans"`
+	// MutationsLastHour is the scheduler-conf mutations written in the
+	// hour before Time (the rate limit's count).
+	MutationsLastHour int `json:"mutationsLastHour"`
 }
 
 // StatusBoard holds the latest Status behind a lock, with bounded history.

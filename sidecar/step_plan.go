@@ -16,8 +16,40 @@ type psPlanStep struct{}
 func (psPlanStep) Name() string { return "PS plan" }
 
 func (psPlanStep) Run(s *decideState) error {
-	s.Plan = progress.Plan(progress.PlanInput{Partitions: s.Parts, Queues: s.Queues, Rates: s.Rates})
+	s.Plan = progress.Plan(progress.PlanInput{Partitions: plannable(s), Queues: s.Queues, Rates: s.Rates})
 	return nil
+}
+
+// plannable is each partition's slots less the guarantees of the leaves
+// the plan leaves alone (they keep their share; the planned leaves divide
+// the rest).
+func plannable(s *decideState) []progress.PartitionSlots {
+	planned := map[string]bool{}
+	for _, q := range s.Queues {
+		planned[q.Path] = true
+	}
+	fixed := map[string]float64{}
+	for _, leaf := range s.Tree.Leaves() {
+		if !planned[leaf.Path] {
+			for p, v := range leaf.AbsCapacity {
+				fixed[p] += v
+			}
+		}
+	}
+	out := make([]progress.PartitionSlots, 0, len(s.Parts))
+	for _, p := range s.Parts {
+		free := math.Max(0, 1-fixed[p.Name])
+		if free >= 1 {
+			out = append(out, p)
+			continue
+		}
+		q := progress.PartitionSlots{Name: p.Name, Exclusive: p.Exclusive, Slots: map[string]int64{}}
+		for t, n := range p.Slots {
+			q.Slots[t] = int64(math.Floor(float64(n) * free))
+		}
+		out = append(out, q)
+	}
+	return out
 }
 
 // hierarchyStep turns the leaves' planned shares of each partition into

@@ -103,7 +103,7 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		Learner:  deps.Learner,
 		Decider:  deps.Decider,
 		Applier: &sidecar.Applier{API: deps.ConfAPI, Audit: audit, User: cfg.User, Labels: nil,
-			WriteTimeout: cfg.Safety.VerifyTimeout, Log: log.Named("apply")},
+			WriteTimeout: cfg.Safety.VerifyTimeout, Log: log.Named("apply"), Rate: sidecar.NewRateLimit(cfg.Rate)},
 		Rules:   deps.Rules,
 		Mode:    cfg.Mode,
 		Log:     log,
