@@ -138,9 +138,9 @@ func (f *FirstSeen) Save() error {
 
 // shareOfParent is a queue's configured capacity in a partition as a
 // percentage of its parent's, whatever the mode: percentage as written;
-// weight w/Σ sibling weights; absolute its memory over the sum of its
-// siblings' (the parent's configured resources are not known here, and
-// absolute siblings divide what the parent has).
+// weight w/Σ sibling weights; absolute its memory over the parent's
+// configured memory (for root's children, over the sum of the siblings':
+// the partition's size is not in the configuration).
 func shareOfParent(q *schedconf.Queue, p string) float64 {
 	v, ok := q.Capacity[p]
 	if !ok || q.Parent == nil {
@@ -161,6 +161,9 @@ func shareOfParent(q *schedconf.Queue, p string) float64 {
 		}
 		return 100 * v.Weight / sum
 	case schedconf.ModeAbsolute:
+		if pv, ok := q.Parent.Capacity[p]; ok && pv.Mode == schedconf.ModeAbsolute && pv.Absolute["memory"] > 0 {
+			return 100 * float64(v.Absolute["memory"]) / float64(pv.Absolute["memory"])
+		}
 		var sum int64
 		for _, c := range q.Parent.Children {
 			if cv, ok := c.Capacity[p]; ok && cv.Mode == schedconf.ModeAbsolute {

@@ -143,13 +143,13 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 		}
 		step := LimitStep(current, want, floors, rules)
 		step.Next = keepInBands(step.Next, current, targets, k.partition)
-		values := encode(enc, step.Next, current, parent, k.partition)
+		values := encode(nextParent(enc, desired, k.parent, k.partition), step.Next, current, parent, k.partition)
 		for _, path := range sortedKeys(step.Next) {
 			cur, next := current[path], step.Next[path]
-			if cur == next {
-				continue
-			}
 			prop := capacityProp(k.partition)
+			if cur == next && (enc.Mode != schedconf.ModeAbsolute || values[path] == base[schedconf.Key(path, prop)]) {
+				continue // absolute children follow a moved parent even at the same share
+			}
 			from := base[schedconf.Key(path, prop)]
 			if from == "" {
 				from = formatPercent(cur)

@@ -134,3 +134,19 @@ func formatAbsolute(res map[string]int64) string {
 	}
 	return "[" + strings.Join(parts, ",") + "]"
 }
+
+// nextParent: absolute children are written as shares of their parent's
+// resources as this plan leaves them (groups are planned parents first,
+// so a parent moved by the plan is already in desired), keeping the
+// children's sum within the parent and their bands on shares of it.
+func nextParent(enc Encoding, desired schedconf.Conf, parent, part string) Encoding {
+	if enc.Mode != schedconf.ModeAbsolute || parent == "root" {
+		return enc
+	}
+	v, err := schedconf.ParseCapacity(desired[schedconf.Key(parent, capacityProp(part))])
+	if err != nil || v.Mode != schedconf.ModeAbsolute || v.Absolute["memory"] <= 0 {
+		return enc
+	}
+	enc.ParentMemoryMB, enc.ParentVCores = v.Absolute["memory"], v.Absolute["vcores"]
+	return enc
+}

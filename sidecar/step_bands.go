@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
 // GuaranteeBands are the admin's guarantees: a default band and per-queue
@@ -148,4 +151,44 @@ func FitBands(want map[string]float64, bands map[string]Band) (map[string]float6
 		out[q] = v + diff*r/room
 	}
 	return out, true
+}
+
+// BandViolations lists every capacity a plan writes outside its queue's
+// band: the written value's share of the parent (in the desired
+// configuration) against the band around the first-seen share. It is how
+// tests and benchmarks check that guarantees hold for every plan.
+func BandViolations(plan *Plan, first map[string]SeenValue, bands GuaranteeBands) []string {
+	tree, err := schedconf.ParseTree(plan.Desired)
+	if err != nil {
+		return []string{fmt.Sprintf("desired configuration does not parse: %v", err)}
+	}
+	var out []string
+	for _, c := range plan.Changes {
+		part, ok := capacityPartition(c.Property)
+		if !ok || c.Queue == "" {
+			continue
+		}
+		q := tree.ByPath[c.Queue]
+		seen, known := first[seenKey(c.Queue, part)]
+		if q == nil || !known {
+			continue
+		}
+		b := BandOf(bands.For(c.Queue), seen.Share)
+		if v := shareOfParent(q, part); !b.Contains(v) {
+			out = append(out, fmt.Sprintf("%s %s = %s (%.2f%% of its parent) outside [%.2f, %.2f] around the first-seen %s",
+				c.Queue, c.Property, c.To, v, b.Lo, b.Hi, seen.Raw))
+		}
+	}
+	return out
+}
+
+// capacityPartition: the partition a capacity property sets.
+func capacityPartition(prop string) (string, bool) {
+	if prop == "capacity" {
+		return "", true
+	}
+	if strings.HasPrefix(prop, "accessible-node-labels.") && strings.HasSuffix(prop, ".capacity") && !strings.HasSuffix(prop, ".maximum-capacity") {
+		return strings.TrimSuffix(strings.TrimPrefix(prop, "accessible-node-labels."), ".capacity"), true
+	}
+	return "", false
 }

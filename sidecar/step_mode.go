@@ -128,6 +128,8 @@ func queueMode(q *schedconf.Queue) (schedconf.Mode, bool) {
 // parentResources are a parent's resources in a partition, as absolute
 // children divide them: the partition's total for root, the parent's own
 // absolute value when it has one, else its share of the partition.
+// BuildPlan re-expresses the children over the parent's value as written
+// in the same plan (parents' groups are planned first).
 func parentResources(s *decideState, parent *schedconf.Queue, part string) (int64, int64) {
 	var total struct{ mem, vc int64 }
 	if p, ok := s.Snap.Partition(part); ok {
@@ -139,8 +141,7 @@ func parentResources(s *decideState, parent *schedconf.Queue, part string) (int6
 	if v, ok := parent.Capacity[part]; ok && v.Mode == schedconf.ModeAbsolute {
 		return v.Absolute["memory"], v.Absolute["vcores"]
 	}
-	f := parent.AbsCapacity[part]
-	return int64(f * float64(total.mem)), int64(f * float64(total.vc))
+	return int64(parent.AbsCapacity[part] * float64(total.mem)), int64(parent.AbsCapacity[part] * float64(total.vc))
 }
 
 // WeightModeSupported: queue weights (capacity=Nw) exist from Hadoop 3.4
