@@ -143,7 +143,8 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 		}
 		step := LimitStep(current, want, floors, rules)
 		step.Next = keepInBands(step.Next, current, targets, k.partition)
-		values := encode(nextParent(enc, desired, k.parent, k.partition), step.Next, current, parent, k.partition)
+		encNext := nextParent(enc, desired, k.parent, k.partition)
+		values := encode(encNext, step.Next, current, parent, k.partition, encNext == enc)
 		for _, path := range sortedKeys(step.Next) {
 			cur, next := current[path], step.Next[path]
 			prop := capacityProp(k.partition)

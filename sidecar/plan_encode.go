@@ -79,12 +79,13 @@ func keepInBands(next, current map[string]float64, targets map[string]QueueTarge
 	return roundToSum(fitted, round2(sum))
 }
 
-// encode renders a group's next shares in its own mode: percentages as
+// encode renders a group's next shares in its own mode (sameParent: the
+// parent's resources are not moved by this plan): percentages as
 // written; weights scaled to the siblings' current weight sum (so bands
 // on shares are bands on weights), rounded to hundredths keeping the sum;
 // absolute resources as share × the parent's memory and vcores, other
 // resource types kept as configured.
-func encode(enc Encoding, next, current map[string]float64, parent *schedconf.Queue, part string) map[string]string {
+func encode(enc Encoding, next, current map[string]float64, parent *schedconf.Queue, part string, sameParent bool) map[string]string {
 	out := map[string]string{}
 	switch enc.Mode {
 	case schedconf.ModeWeight:
@@ -99,6 +100,10 @@ func encode(enc Encoding, next, current map[string]float64, parent *schedconf.Qu
 		for _, c := range parent.Children {
 			v, ok := next[c.Path]
 			if !ok {
+				continue
+			}
+			if cv, has := c.Capacity[part]; has && sameParent && v == current[c.Path] {
+				out[c.Path] = cv.Raw // unchanged: no rounding churn
 				continue
 			}
 			res := map[string]int64{}

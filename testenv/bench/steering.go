@@ -83,6 +83,12 @@ func runScenario(name string, seeds []int64) (scenarioRuns, error) {
 	if err != nil {
 		return scenarioRuns{}, err
 	}
+	return runScenarioWith(name, seeds, family)
+}
+
+// runScenarioWith is runScenario over a given static family (trees.go
+// sweeps nested trees in their own mode).
+func runScenarioWith(name string, seeds []int64, family []namedMutation) (scenarioRuns, error) {
 	// Sweep: mean job completion time over the sweep seeds.
 	scores := make([]float64, len(family))
 	var tasks []func() error
