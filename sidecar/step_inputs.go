@@ -65,9 +65,17 @@ func (d demandStep) Run(s *decideState) error {
 	for _, a := range s.Snap.RunningApps() {
 		apps[a.Queue] = append(apps[a.Queue], a)
 	}
+	// Listing leaves restricts steering to them; listing only parents (for
+	// their guarantee bands) does not.
+	restrict := false
+	for path := range d.Queues {
+		if q, ok := s.Tree.ByPath[path]; ok && q.IsLeaf() {
+			restrict = true
+		}
+	}
 	for _, leaf := range s.Tree.Leaves() {
 		qc, listed := d.Queues[leaf.Path]
-		if len(d.Queues) > 0 && !listed {
+		if restrict && !listed {
 			continue
 		}
 		if autoCreates(s.Live, leaf.Path) {

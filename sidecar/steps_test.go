@@ -413,3 +413,17 @@ func TestLocalityResetStep(t *testing.T) {
 		}
 	}
 }
+
+func TestListingAParentForItsBandDoesNotRestrictSteering(t *testing.T) {
+	live := nestedConf("60", "40", "50", "50", "50", "50")
+	snap := snapWith(10, map[string]int64{"root.prod.etl": 40, "root.dev.ml": 30})
+	d := &PSDecider{Queues: map[string]QueueConfig{"root.prod": {Guarantee: &GuaranteeConfig{Pinned: true}}},
+		Guarantees: GuaranteeBands{Queues: map[string]GuaranteeConfig{"root.prod": {Pinned: true}}}}
+	s := runSteps(t, live, snap, d)
+	if len(s.Queues) != 4 {
+		t.Errorf("%d leaves planned, want all 4", len(s.Queues))
+	}
+	if got := s.Targets["root.prod"].Capacity[""]; math.Abs(got-60) > 1e-6 {
+		t.Errorf("pinned parent root.prod target %g, want its first-seen 60", got)
+	}
+}
