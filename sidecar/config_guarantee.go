@@ -60,8 +60,9 @@ type RateConfig struct {
 	// MaxMutationsPerHour caps mutations over any sliding hour.
 	MaxMutationsPerHour int `yaml:"max_mutations_per_hour"`
 	// MinGainPercent skips a plan whose predicted ΣPS gain over what runs
-	// now is below this (percent), unless it also changes homes.
-	MinGainPercent float64 `yaml:"min_gain_percent"`
+	// now is below this (percent), unless it also changes homes; 0 turns
+	// the threshold off (unset = the default).
+	MinGainPercent *float64 `yaml:"min_gain_percent"`
 }
 
 func (g GuaranteeConfig) orDefault(def GuaranteeConfig) GuaranteeConfig {
@@ -90,8 +91,9 @@ func (c *Config) defaultGuarantees() {
 	if c.Rate.MaxMutationsPerHour == 0 {
 		c.Rate.MaxMutationsPerHour = DefaultMaxMutationsPerHour
 	}
-	if c.Rate.MinGainPercent == 0 {
-		c.Rate.MinGainPercent = DefaultMinGainPercent
+	if c.Rate.MinGainPercent == nil {
+		g := DefaultMinGainPercent
+		c.Rate.MinGainPercent = &g
 	}
 }
 
@@ -119,8 +121,8 @@ func (c *Config) validateGuarantees(add func(path, format string, a ...any)) {
 	if c.Rate.MaxMutationsPerHour < 0 {
 		add("rate.max_mutations_per_hour", "must not be negative, got %d", c.Rate.MaxMutationsPerHour)
 	}
-	if c.Rate.MinGainPercent < 0 {
-		add("rate.min_gain_percent", "must not be negative, got %g", c.Rate.MinGainPercent)
+	if g := c.Rate.MinGainPercent; g != nil && *g < 0 {
+		add("rate.min_gain_percent", "must not be negative, got %g", *g)
 	}
 }
 

@@ -30,7 +30,7 @@ rate: {min_apply_interval: 5m, max_mutations_per_hour: 6}
 			t.Errorf("%s: band %+v, want %+v", tc.queue, got, tc.want)
 		}
 	}
-	if cfg.Rate.MinApplyInterval != 5*time.Minute || cfg.Rate.MaxMutationsPerHour != 6 || cfg.Rate.MinGainPercent != DefaultMinGainPercent {
+	if cfg.Rate.MinApplyInterval != 5*time.Minute || cfg.Rate.MaxMutationsPerHour != 6 || *cfg.Rate.MinGainPercent != DefaultMinGainPercent {
 		t.Errorf("rate = %+v", cfg.Rate)
 	}
 	def, _ := ParseConfig(nil)
@@ -43,6 +43,9 @@ rate: {min_apply_interval: 5m, max_mutations_per_hour: 6}
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("bad config error %v does not name %s", err, want)
 		}
+	}
+	if off, err := ParseConfig([]byte("rate: {min_gain_percent: 0}\n")); err != nil || *off.Rate.MinGainPercent != 0 {
+		t.Errorf("min_gain_percent: 0 must turn the threshold off: %v", err)
 	}
 	if _, err := ParseConfig([]byte("guarantee: {min: half}\n")); err == nil || !strings.Contains(err.Error(), "0.5x") {
 		t.Errorf("a factor that is not a number: %v", err)

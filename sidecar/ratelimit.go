@@ -38,7 +38,11 @@ type RateLimit struct {
 
 // NewRateLimit builds the limiter from the config.
 func NewRateLimit(c RateConfig) *RateLimit {
-	return &RateLimit{MinInterval: c.MinApplyInterval, MaxPerHour: c.MaxMutationsPerHour, MinGainPercent: c.MinGainPercent}
+	r := &RateLimit{MinInterval: c.MinApplyInterval, MaxPerHour: c.MaxMutationsPerHour}
+	if c.MinGainPercent != nil {
+		r.MinGainPercent = *c.MinGainPercent
+	}
+	return r
 }
 
 // Allow says whether a plan may be written now, and if not, why.

@@ -194,7 +194,8 @@ func runTrees(o Options) ([]Row, error) {
 // no rate limit, no gain threshold.
 func unbounded(cfg *sidecar.Config) {
 	cfg.Guarantee = sidecar.GuaranteeConfig{Min: 1e-9, Max: 1e9}
-	cfg.Rate = sidecar.RateConfig{MinApplyInterval: time.Nanosecond, MaxMutationsPerHour: 1 << 30, MinGainPercent: 1e-12}
+	off := 0.0
+	cfg.Rate = sidecar.RateConfig{MinApplyInterval: time.Nanosecond, MaxMutationsPerHour: 1 << 30, MinGainPercent: &off}
 }
 
 func isTraceMissing(err error) bool {
