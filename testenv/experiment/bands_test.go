@@ -13,6 +13,7 @@ import (
 func TestGuaranteesHoldOnEveryPlan(t *testing.T) {
 	for _, scenario := range []string{"lee-gpu", "lee-toy", "nested-weights", "nested-absolute"} {
 		t.Run(scenario, func(t *testing.T) {
+			t.Parallel()
 			if testing.Short() && scenario != "lee-gpu" {
 				t.Skip("short")
 			}
