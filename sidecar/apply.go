@@ -29,6 +29,12 @@ type ConfAPI interface {
 	SetAppPriority(ctx context.Context, appID string, priority int) (int, error)
 }
 
+// LabelSource is implemented by ConfAPIs that can list the cluster's node
+// labels (GET /get-node-labels), for the label guard of local validation.
+type LabelSource interface {
+	ClusterLabels(ctx context.Context) ([]string, error)
+}
+
 // ErrConfNotMutable means the RM's scheduler configuration store is the file
 // store: the mutation API is off and the sidecar refuses to act.
 var ErrConfNotMutable = errors.New("the ResourceManager's scheduler configuration is not mutable (yarn.scheduler.configuration.store.class is file); set it to memory, leveldb, zk or fs to let the sidecar act")
@@ -77,11 +83,16 @@ func (e *RollbackError) Unwrap() error { return e.Err }
 // (bounded by WriteTimeout), so a SIGTERM never stops a mutation half-way:
 // once the PUT is sent, the verify and, if needed, the rollback complete.
 type Applier struct {
+	// Validation asks the RM to validate and remembers when it cannot; held
+	// by pointer so copies of the Applier share it (nil = a fresh one per
+	// Apply, which forgets the verdict and logs it every time).
+	Validation *RMValidation
+
 	API          ConfAPI
 	Audit        *AuditLog
 	Mode         Mode
 	User         string
-	Labels       []string // cluster node labels, for local validation
+	Labels       []string // cluster node labels for the label guard; nil = read from the API (LabelSource) when a mutation names a label
 	WriteTimeout time.Duration
 	Log          hclog.Logger
 	Now          func() time.Time
@@ -97,14 +108,21 @@ type Outcome struct {
 	VersionBefore int64
 	VersionAfter  int64
 	Priorities    []PriorityChange // effective values after the PUTs
+	// Validation and ValidationReason: the path taken before the PUT, as in
+	// the audit record.
+	Validation       ValidationPath
+	ValidationReason string
 	// MutationsLastHour counts the mutations of the last hour (rate limit).
 	MutationsLastHour int
 }
 
 // Apply runs the safety sequence for one plan: refuse a non-mutable store →
-// version check → local validation → RM validation → version re-check → one
-// PUT → read back and compare → on error or mismatch, restore the previous
-// configuration. Then app priorities. One audit line whatever happens.
+// version check → local validation (Hadoop's checks plus the guards Hadoop
+// lacks: unknown queues, unknown labels) → RM validation, or local-only when
+// the RM cannot validate (validation.go) → version re-check → one PUT →
+// read back and compare → on error or mismatch, restore the previous
+// configuration. Then app priorities. One audit line whatever happens; it
+// names the validation path taken and why.
 func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error) {
 	a.cycle++
 	log := a.logger()
@@ -116,6 +134,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		entry.Result = out.Result
 		entry.VersionAfter = out.VersionAfter
 		entry.Priorities = out.Priorities
+		out.Validation, out.ValidationReason = entry.Validation, entry.ValidationReason
 		if err != nil {
 			entry.Error = err.Error()
 		}
@@ -141,7 +160,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		return out, nil
 	}
 	if mutates {
-		res, version, err := a.applyMutation(ctx, plan, log)
+		res, version, err := a.applyMutation(ctx, plan, &entry, log)
 		if res == ResultApplied {
 			a.Rate.Record(planTime(plan, a.now()))
 		}
@@ -171,7 +190,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 	return out, err
 }
 
-func (a *Applier) applyMutation(ctx context.Context, plan *Plan, log hclog.Logger) (Result, int64, error) {
+func (a *Applier) applyMutation(ctx context.Context, plan *Plan, entry *AuditEntry, log hclog.Logger) (Result, int64, error) {
 	live, err := a.API.SchedulerConf(ctx)
 	if err != nil {
 		if errors.Is(err, ErrConfNotMutable) {
@@ -186,15 +205,40 @@ func (a *Applier) applyMutation(ctx context.Context, plan *Plan, log hclog.Logge
 	if version != plan.ConfVersion {
 		return ResultVersionMoved, version, &VersionMovedError{Planned: plan.ConfVersion, Live: version}
 	}
+	// Local validation: first what Hadoop would wrongly accept, then what
+	// the Capacity Scheduler checks when it re-initialises its queues.
+	labels, err := a.clusterLabels(ctx, plan.Mutation)
+	if err != nil {
+		if stop := mustNotAct(ctx, err); stop != nil {
+			return ResultFailed, version, stop
+		}
+		return ResultFailed, version, fmt.Errorf("read cluster node labels for local validation, nothing changed: %w", err)
+	}
+	if err := schedconf.CheckMutation(live, plan.Mutation, labels); err != nil {
+		return ResultRejected, version, &RejectedError{Stage: "local", Err: err}
+	}
 	after, err := live.Apply(plan.Mutation)
 	if err != nil {
 		return ResultRejected, version, &RejectedError{Stage: "local", Err: err}
 	}
-	if err := schedconf.ValidateWithLabels(after, a.Labels); err != nil {
+	if err := schedconf.Validate(after); err != nil {
 		return ResultRejected, version, &RejectedError{Stage: "local", Err: err}
 	}
-	if err := a.API.ValidateMutation(ctx, plan.Mutation); err != nil {
-		return ResultRejected, version, &RejectedError{Stage: "rm-validate", Err: err}
+	validation := a.Validation
+	if validation == nil {
+		validation = &RMValidation{}
+	}
+	verdict, err := validation.Check(ctx, a.API, live, plan.Mutation, log)
+	entry.Validation, entry.ValidationReason = verdict.Path, verdict.Reason
+	if err != nil {
+		var rej *RejectedError
+		switch {
+		case errors.As(err, &rej):
+			return ResultRejected, version, err
+		case errors.Is(err, ErrConfNotMutable):
+			return ResultRefused, version, err
+		}
+		return ResultFailed, version, err
 	}
 	if err := ctx.Err(); err != nil {
 		return ResultFailed, version, fmt.Errorf("cancelled before apply, nothing changed: %w", err)
@@ -212,30 +256,45 @@ func (a *Applier) applyMutation(ctx context.Context, plan *Plan, log hclog.Logge
 	putErr := a.API.UpdateConf(wctx, plan.Mutation)
 	got, readErr := a.API.SchedulerConf(wctx)
 	newVersion, _ := a.API.ConfVersion(wctx)
+	if readErr != nil && putErr != nil && isNoActiveRM(putErr) && isNoActiveRM(readErr) {
+		// Failover under way: the client says no RM took the PUT, and no RM
+		// answers. A blind rollback would fail the same way; nothing is
+		// assumed applied and the next cycle plans from what it reads.
+		return ResultFailed, version, fmt.Errorf("no active ResourceManager took the PUT and none answers the read-back (failover under way); nothing is assumed applied, the next cycle re-reads the configuration: %w", putErr)
+	}
 	if readErr != nil {
 		// We cannot tell what the RM holds: restore the previous conf blind.
 		cause := fmt.Errorf("read back after apply: %w", readErr)
 		if putErr != nil {
 			cause = fmt.Errorf("apply: %v; %w", putErr, cause)
 		}
-		return a.rollback(wctx, live, nil, cause, log)
+		return a.rollback(wctx, live, nil, cause, entry, log)
 	}
 	if putErr != nil {
 		if mismatches := diffOn(live, got, after); len(mismatches) == 0 {
+			if isNoActiveRM(putErr) {
+				return ResultFailed, newVersion, fmt.Errorf("no active ResourceManager took the PUT; nothing changed: %w", putErr)
+			}
 			// The RM refused as one transaction: nothing changed.
 			return ResultRejected, newVersion, &RejectedError{Stage: "rm-apply", Err: putErr}
 		}
-		return a.rollback(wctx, live, got, fmt.Errorf("apply failed but the conf changed: %w", putErr), log)
+		return a.rollback(wctx, live, got, fmt.Errorf("apply failed but the conf changed: %w", putErr), entry, log)
 	}
 	if mismatches := diffOn(after, got, after, live); len(mismatches) > 0 {
-		return a.rollback(wctx, live, got, &VerifyError{Mismatches: mismatches}, log)
+		return a.rollback(wctx, live, got, &VerifyError{Mismatches: mismatches}, entry, log)
 	}
-	log.Info("scheduler configuration applied", "version_before", version, "version_after", newVersion, "changes", len(plan.Changes))
+	log.Info("scheduler configuration applied", "version_before", version, "version_after", newVersion, "changes", len(plan.Changes),
+		"validation", verdict.Path)
 	return ResultApplied, newVersion, nil
 }
 
 // rollback restores prev. got is what the RM holds now (nil if unknown).
-func (a *Applier) rollback(ctx context.Context, prev, got schedconf.Conf, cause error, log hclog.Logger) (Result, int64, error) {
+// The RM unsets a queue property given an empty value but keeps a global
+// key present as "" (recorded on 3.3.6), so a global key the failed apply
+// created cannot be removed: rollback verifies it reads back as "" (which
+// Hadoop's getBoolean reads as unset) and records it in the audit line's
+// rollbackResidue.
+func (a *Applier) rollback(ctx context.Context, prev, got schedconf.Conf, cause error, entry *AuditEntry, log hclog.Logger) (Result, int64, error) {
 	log.Warn("restoring previous scheduler configuration", "cause", cause)
 	if got == nil {
 		var err error
@@ -258,8 +317,48 @@ func (a *Applier) rollback(ctx context.Context, prev, got schedconf.Conf, cause 
 	if m := diffOn(prev, back, prev, got); len(m) > 0 {
 		return ResultFailed, 0, &RollbackError{Cause: cause, Err: &VerifyError{Mismatches: m}}
 	}
+	entry.RollbackResidue = residue(prev, back)
+	if len(entry.RollbackResidue) > 0 {
+		log.Warn("rollback left global keys present with an empty value (the RM cannot remove a global key)", "keys", entry.RollbackResidue)
+	}
 	v, _ := a.API.ConfVersion(ctx)
 	return ResultRolledBack, v, cause
+}
+
+// residue lists keys absent from prev that back holds as "" (verified equal
+// by diffOn, since an absent key reads "").
+func residue(prev, back schedconf.Conf) []string {
+	var out []string
+	for k, v := range back {
+		if _, was := prev[k]; !was && v == "" {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// clusterLabels are the node labels the label guard checks against; read
+// from the RM only when the mutation names a label (a cluster without node
+// labels is never blocked by a failing label read).
+func (a *Applier) clusterLabels(ctx context.Context, m schedconf.Mutation) ([]string, error) {
+	if a.Labels != nil {
+		return a.Labels, nil
+	}
+	if !m.NamesLabels() {
+		return nil, nil
+	}
+	if ls, ok := a.API.(LabelSource); ok {
+		labels, err := ls.ClusterLabels(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if labels == nil {
+			labels = []string{}
+		}
+		return labels, nil
+	}
+	return nil, nil
 }
 
 // diffOn compares want and got on every key present in any of the key sets.

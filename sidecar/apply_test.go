@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -22,8 +24,14 @@ type fakeRM struct {
 	version int64
 	puts    int
 
-	notMutable     bool
-	rejectValidate error
+	notMutable bool
+	// validateErr, when set, answers POST validate instead of schedconf.
+	validateErr func(m schedconf.Mutation) error
+	validates   int
+	// putErr, when set, refuses the PUT (nothing changes).
+	putErr error
+	// readErrAfterPut, when set, fails every read once a PUT was tried.
+	readErrAfterPut error
 	// failPutAfterApply applies the mutation and then returns an error (an
 	// RM that fails mid-apply as seen by the client: e.g. a timeout).
 	failPutAfterApply bool
@@ -41,6 +49,9 @@ func (f *fakeRM) SchedulerConf(ctx context.Context) (schedconf.Conf, error) {
 	if f.notMutable {
 		return nil, fmt.Errorf("GET /ws/v1/cluster/scheduler-conf: 400: %w", ErrConfNotMutable)
 	}
+	if f.readErrAfterPut != nil && f.puts > 0 {
+		return nil, f.readErrAfterPut
+	}
 	return f.conf.Clone(), nil
 }
 
@@ -54,11 +65,12 @@ func (f *fakeRM) ConfVersion(ctx context.Context) (int64, error) {
 }
 
 func (f *fakeRM) ValidateMutation(ctx context.Context, m schedconf.Mutation) error {
-	if f.rejectValidate != nil {
-		return f.rejectValidate
-	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.validates++
+	if f.validateErr != nil {
+		return f.validateErr(m)
+	}
 	next, err := f.conf.Apply(m)
 	if err != nil {
 		return err
@@ -73,6 +85,9 @@ func (f *fakeRM) UpdateConf(ctx context.Context, m schedconf.Mutation) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.puts++
+	if f.putErr != nil {
+		return f.putErr
+	}
 	next, err := f.conf.Apply(m)
 	if err == nil {
 		err = schedconf.Validate(next)
@@ -173,7 +188,7 @@ func TestApplySafetyRules(t *testing.T) {
 			},
 			result: ResultRejected, errCheck: func(err error) bool { var r *RejectedError; return errors.As(err, &r) && r.Stage == "local" }},
 		{name: "RM validate rejects", setup: func(f *fakeRM) {
-			f.rejectValidate = errors.New("CapacityScheduler configuration validation failed:boom")
+			f.validateErr = rejectAllButIdentity(f.conf)
 		},
 			targets: gpuTargets(80, 20), result: ResultRejected,
 			errCheck: func(err error) bool { var r *RejectedError; return errors.As(err, &r) && r.Stage == "rm-validate" }},
@@ -311,5 +326,17 @@ func TestBuildPlanReasonsAndLimits(t *testing.T) {
 	}
 	if _, err := BuildPlan(time.Unix(0, 0), rm.conf, 1, map[string]QueueTarget{"root.nope": {}}, SafetyRules{}); err == nil {
 		t.Fatal("want an error for an unknown queue")
+	}
+}
+
+// rejectAllButIdentity is an RM whose validation works and refuses the plan:
+// the no-op probe passes.
+func rejectAllButIdentity(live schedconf.Conf) func(schedconf.Mutation) error {
+	probe := schedconf.IdentityMutation(live)
+	return func(m schedconf.Mutation) error {
+		if reflect.DeepEqual(m, probe) {
+			return nil
+		}
+		return &yarn.MutationRejectedError{Status: 400, Message: "CapacityScheduler configuration validation failed:java.io.IOException: Failed to re-init queues : Illegal capacity of 1.1 for children of queue root"}
 	}
 }

@@ -39,8 +39,18 @@ type AuditEntry struct {
 	After         map[string]string `json:"after,omitempty"`  // changed properties, new values
 	Priorities    []PriorityChange  `json:"priorities,omitempty"`
 	Reasons       []string          `json:"reasons,omitempty"`
-	Result        Result            `json:"result"`
-	Error         string            `json:"error,omitempty"`
+	// Validation is the path taken before the PUT: "rm" (the RM's
+	// validate accepted it) or "local-only" (the RM cannot validate; only
+	// the sidecar's checks ran, and the RM validated the PUT itself).
+	// Empty when the cycle ended before validation.
+	Validation ValidationPath `json:"validation,omitempty"`
+	// ValidationReason says why local-only (e.g. the leveldb lock error).
+	ValidationReason string `json:"validationReason,omitempty"`
+	// RollbackResidue lists global keys a rollback could only reset to ""
+	// (the RM keeps a global key present once written).
+	RollbackResidue []string `json:"rollbackResidue,omitempty"`
+	Result          Result   `json:"result"`
+	Error           string   `json:"error,omitempty"`
 }
 
 // AuditLog appends entries to a file, one JSON object per line, synced to

@@ -59,6 +59,9 @@ type Config struct {
 	Safety    SafetyConfig    `yaml:"safety"`
 	Deadlines DeadlineConfig  `yaml:"deadlines"`
 	Schedule  ScheduleConfig  `yaml:"schedule"`
+	// Labels lays out node-label partitions (safety.allow_node_label_changes
+	// lets the daemon apply them; `labels plan` shows them anyway).
+	Labels LabelsConfig `yaml:"labels"`
 
 	// Guarantee is the default band for every queue (config_guarantee.go);
 	// Rate bounds how often the sidecar writes.

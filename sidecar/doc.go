@@ -7,7 +7,9 @@
 // absolute mode, written in the tree's own mode) within the admin's
 // guarantee bands, and turns the plan into a single scheduler-conf
 // mutation, applied safely — step limits, hysteresis, floors, a rate limit
-// (ratelimit.go), local and RM-side validation, an optimistic version
-// check, verify-after-apply, rollback and an append-only audit log.
-// apply.go holds the only code that writes to YARN.
+// (ratelimit.go), local validation (with guards Hadoop lacks: unknown
+// queues and labels) and RM-side validation, or local-only when the RM
+// cannot validate (validation.go), an optimistic version check,
+// verify-after-apply, rollback and an append-only audit log. apply.go holds
+// the only code that writes to YARN.
 package sidecar

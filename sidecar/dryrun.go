@@ -46,6 +46,22 @@ func (d *DryRunAPI) ValidateMutation(ctx context.Context, m schedconf.Mutation) 
 	return d.Inner.ValidateMutation(ctx, m)
 }
 
+// ClusterLabels asks the wrapped API, if it can list labels (nil = unknown).
+func (d *DryRunAPI) ClusterLabels(ctx context.Context) ([]string, error) {
+	if ls, ok := d.Inner.(LabelSource); ok {
+		return ls.ClusterLabels(ctx)
+	}
+	return nil, nil
+}
+
+// RMIdentity is the wrapped API's RM, if it knows it.
+func (d *DryRunAPI) RMIdentity() string {
+	if id, ok := d.Inner.(RMIdentifier); ok {
+		return id.RMIdentity()
+	}
+	return ""
+}
+
 // UpdateConf records the mutation instead of sending it.
 func (d *DryRunAPI) UpdateConf(ctx context.Context, m schedconf.Mutation) error {
 	base, err := d.SchedulerConf(ctx)

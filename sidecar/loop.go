@@ -65,6 +65,8 @@ type CycleReport struct {
 	Plan     *Plan
 	Outcome  Outcome
 	Err      error
+	// Layout is the node-label step's proposal and what it did (nil when off).
+	Layout *LayoutReport
 }
 
 // Loop runs control cycles. Run it with Run; one cycle with Once.
@@ -79,6 +81,10 @@ type Loop struct {
 	Now      func() time.Time
 	// OnCycle, when set, receives each cycle's report (metrics, HTML report).
 	OnCycle func(CycleReport)
+	// Labels, when set, lays out node-label partitions (CAM's flow) and
+	// LabelAPI writes them through the applier.
+	Labels   *LabelLayouter
+	LabelAPI NodeLabelAPI
 
 	mu    sync.Mutex // one cycle at a time
 	cycle int64
@@ -141,6 +147,9 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	plan.Predicted = dec.Predicted
 	rep.Plan = plan
 
+	if l.Applier.Validation == nil {
+		l.Applier.Validation = &RMValidation{} // shared by every cycle's copy
+	}
 	applier := *l.Applier // copy: the API may be swapped for dry-run
 	applier.Mode = l.Mode
 	if l.Mode != ModeApply {
@@ -149,6 +158,9 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	applier.cycle = l.cycle - 1
 	out, err := applier.Apply(ctx, plan)
 	rep.Outcome = out
+	if l.Labels != nil && l.LabelAPI != nil {
+		rep.Layout = l.layoutStep(ctx, snap, &applier, log)
+	}
 	log.Info("cycle done", "result", out.Result, "changes", len(plan.Changes), "priorities", len(plan.Priorities), "error", err)
 	return rep, err
 }

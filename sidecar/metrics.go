@@ -52,6 +52,9 @@ func NewMetrics(reg prometheus.Registerer, board *StatusBoard) (*Metrics, error)
 			return nil, err
 		}
 	}
+	if err := reg.Register(newQueueCollector(board)); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 

@@ -53,6 +53,61 @@ type QueueStatus struct {
 	Containers  int     `json:"containers"`
 	JobsAtRisk  int     `json:"jobsAtRisk"`
 	CapNeeded   float64 `json:"capacityNeededPct,omitempty"` // for its deadlines
+	// AdminCapacity is the guarantee the admin configured (% of parent):
+	// the first value the sidecar saw, from the audit log's first "before"
+	// or the first snapshot. Nil when not known.
+	AdminCapacity *float64 `json:"adminCapacity,omitempty"`
+	// Band is the range the sidecar may move the guarantee in, when the
+	// decision reports one (% of parent); Pinned queues are never moved.
+	BandLow  *float64 `json:"bandLow,omitempty"`
+	BandHigh *float64 `json:"bandHigh,omitempty"`
+	Pinned   bool     `json:"pinned,omitempty"`
+}
+
+// QueuePoint is one queue in one partition at one cycle: its guarantee and
+// what it used, both as % of the partition (absolute).
+type QueuePoint struct {
+	Queue       string  `json:"queue"`
+	Partition   string  `json:"partition"`
+	Capacity    float64 `json:"capacity"`    // configured, % of parent
+	AbsCapacity float64 `json:"absCapacity"` // % of partition
+	AbsUsed     float64 `json:"absUsed"`     // % of partition
+}
+
+// QueueShare is a queue's running jobs' progress shares summed, against the
+// queue's fair share of PS, at one cycle.
+type QueueShare struct {
+	Queue string  `json:"queue"`
+	Jobs  int     `json:"jobs"`
+	PS    float64 `json:"ps"`
+	Fair  float64 `json:"fair"`
+}
+
+// SeenJob is a job the sidecar saw running, from its first to its last
+// cycle: the daemon's own record of finished jobs (no baseline; times are
+// the cycles', so within one interval of the real submit and finish).
+type SeenJob struct {
+	AppID     string     `json:"appId"`
+	Name      string     `json:"name"`
+	Queue     string     `json:"queue"`
+	Class     string     `json:"class"`
+	FirstSeen time.Time  `json:"firstSeen"`
+	LastSeen  time.Time  `json:"lastSeen"`
+	Deadline  *time.Time `json:"deadline,omitempty"`
+}
+
+// HourCount counts plans that changed the configuration in one hour.
+type HourCount struct {
+	Hour  time.Time `json:"hour"`
+	Count int       `json:"count"`
+}
+
+// Coverage is how much of the class × node-type rate table is known.
+type Coverage struct {
+	Classes   int `json:"classes"`
+	NodeTypes int `json:"nodeTypes"`
+	Known     int `json:"known"`
+	Cells     int `json:"cells"`
 }
 
 // PSPoint is ΣPS, min PS and each job's PS at one cycle.
@@ -62,6 +117,9 @@ type PSPoint struct {
 	MinPS float64            `json:"minPS"`
 	Bound float64            `json:"bound"`
 	Jobs  map[string]float64 `json:"jobs"` // app id → PS
+	// Queues and Shares are each queue's guarantee, use and PS this cycle.
+	Queues []QueuePoint `json:"queues,omitempty"`
+	Shares []QueueShare `json:"shares,omitempty"`
 }
 
 // PlanRecord is one cycle's plan and what became of it.
@@ -76,6 +134,7 @@ type PlanRecord struct {
 // Status is what metrics and reports show: the latest cycle plus a bounded
 // history. It is filled by the loop and read concurrently by HTTP handlers.
 type Status struct {
+	Overview
 	Time    time.Time     `json:"time"`
 	RM      string        `json:"rm"`
 	Mode    Mode          `json:"mode"`
@@ -90,6 +149,37 @@ type Status struct {
 	// MutationsLastHour is the scheduler-conf mutations written in the
 	// hour before Time (the rate limit's count).
 	MutationsLastHour int `json:"mutationsLastHour"`
+}
+
+// Overview is what the report's header, queue table and "what it bought"
+// need beyond one cycle's view: the state now, the admin's guarantees, jobs
+// seen finishing and plans per hour. Embedded in Status (its JSON fields
+// sit beside Status's own).
+type Overview struct {
+	Cycle int64 `json:"cycle"`
+	// RMVersion is /cluster/info hadoopVersion ("" = not read).
+	RMVersion string `json:"rmVersion,omitempty"`
+	// ValidationPath is how the last plan was validated before its PUT
+	// ("rm" or "local-only", Outcome.Validation); "" = no plan checked yet.
+	ValidationPath string `json:"validationPath,omitempty"`
+	// PreemptionEnabled is nil when not known.
+	PreemptionEnabled *bool `json:"preemptionEnabled,omitempty"`
+	// LostWorkSeconds is container-seconds lost to preemption, when measured.
+	LostWorkSeconds *float64 `json:"lostWorkSeconds,omitempty"`
+	// Warnings are this cycle's: unreadable snapshot parts, decision notes.
+	Warnings []string `json:"warnings"`
+	// Mutations counts configuration-changing plans per hour (applied, or
+	// would-be in dry-run).
+	Mutations []HourCount `json:"mutationsPerHour"`
+	// Admin is the admin's guarantee per queue and partition (% of parent),
+	// keyed AdminKey(queue, partition): the first value seen.
+	Admin map[string]float64 `json:"adminCapacity,omitempty"`
+	// LastRunning is the last cycle at which any job ran.
+	LastRunning time.Time `json:"lastRunning,omitempty"`
+	// Seen are the jobs seen running (bounded); Finished those no longer
+	// running, newest last.
+	Seen     map[string]SeenJob `json:"-"`
+	Finished []SeenJob          `json:"finished"`
 }
 
 // StatusBoard holds the latest Status behind a lock, with bounded history.
@@ -114,6 +204,12 @@ func (b *StatusBoard) Update(f func(*Status)) {
 	if n := len(b.st.Plans); n > 200 {
 		b.st.Plans = append([]PlanRecord(nil), b.st.Plans[n-200:]...)
 	}
+	if n := len(b.st.Finished); n > 2000 {
+		b.st.Finished = append([]SeenJob(nil), b.st.Finished[n-2000:]...)
+	}
+	if n := len(b.st.Mutations); n > 168 { // a week of hours
+		b.st.Mutations = append([]HourCount(nil), b.st.Mutations[n-168:]...)
+	}
 }
 
 // Get returns a copy of the latest status (slices shared read-only).
@@ -121,4 +217,22 @@ func (b *StatusBoard) Get() Status {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	return b.st
+}
+
+// AdminKey keys Status.Admin.
+func AdminKey(queue, partition string) string { return queue + "|" + partition }
+
+// Coverage counts the known cells of the rate table.
+func (s Status) Coverage() Coverage {
+	classes, types := map[string]bool{}, map[string]bool{}
+	var c Coverage
+	for _, r := range s.Rates {
+		classes[r.Class], types[r.NodeType] = true, true
+		if r.Known {
+			c.Known++
+		}
+	}
+	c.Classes, c.NodeTypes = len(classes), len(types)
+	c.Cells = c.Classes * c.NodeTypes
+	return c
 }

@@ -63,6 +63,22 @@ func (y YARN) UpdateConf(ctx context.Context, m schedconf.Mutation) error {
 	return mapNotMutable(y.Client.UpdateConf(ctx, m))
 }
 
+// ClusterLabels lists the cluster's node labels (for the label guard).
+func (y YARN) ClusterLabels(ctx context.Context) ([]string, error) {
+	ls, err := y.Client.NodeLabels(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read node labels: %w", err)
+	}
+	out := make([]string, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, l.Name)
+	}
+	return out, nil
+}
+
+// RMIdentity is the RM that answers now (validation verdicts are per RM).
+func (y YARN) RMIdentity() string { return y.Client.ActiveRM() }
+
 // SetAppPriority sets an app's priority.
 func (y YARN) SetAppPriority(ctx context.Context, appID string, p int) (int, error) {
 	return y.Client.SetAppPriority(ctx, appID, p)

@@ -48,6 +48,9 @@ func newCalibrateCmd() *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("export %s: %w", export, err)
 				}
+				if output == "json" {
+					return writeJSON(w, map[string]any{"exported": n, "file": export})
+				}
 				fmt.Fprintf(w, "exported %d attempts to %s\n", n, export)
 				return nil
 			case imp != "":
@@ -59,6 +62,9 @@ func newCalibrateCmd() *cobra.Command {
 				n, err := store.Import(fh)
 				if err != nil {
 					return fmt.Errorf("import %s: %w", imp, err)
+				}
+				if output == "json" {
+					return writeJSON(w, map[string]any{"imported": n, "file": imp})
 				}
 				fmt.Fprintf(w, "imported %d new attempts from %s\n", n, imp)
 				return nil
@@ -75,12 +81,15 @@ func newCalibrateCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				from := time.Now().Add(-d)
-				if err := store.SetCursor(from); err != nil {
+				// The window is measured on the RM's clock (its Date header), as
+				// job finish times are: a skewed sidecar host would otherwise
+				// read too much or too little history.
+				snap, err := client.Observe(cmd.Context(), yarn.ObserveOptions{})
+				if err != nil {
 					return err
 				}
-				snap, err := client.Observe(cmd.Context(), yarn.ObserveOptions{Now: time.Now()})
-				if err != nil {
+				from := rmNow(cmd, client).Add(-d)
+				if err := store.SetCursor(from); err != nil {
 					return err
 				}
 				l := &sidecar.HistoryLearner{Source: progressSource{client, cmd}, Store: store, Classifier: classifierFrom(cfg), ClassKey: calibrate.ClassKey(cfg.JobClass.By)}
@@ -89,7 +98,7 @@ func newCalibrateCmd() *cobra.Command {
 					return err
 				}
 				after, _ := store.Count()
-				fmt.Fprintf(w, "\nbackfilled %d new attempts from jobs finished since %s\n", after-before, from.Format(time.RFC3339))
+				fmt.Fprintf(noteWriter(cmd, output), "\nbackfilled %d new attempts from jobs finished since %s (the RM's clock)\n", after-before, from.Format(time.RFC3339))
 			}
 			all, err := store.All()
 			if err != nil {
@@ -101,7 +110,7 @@ func newCalibrateCmd() *cobra.Command {
 					Class, NodeType, Reference string
 					calibrate.Rate
 				}
-				var cells []cell
+				cells := []cell{}
 				for _, c := range t.Classes() {
 					for _, typ := range t.Types(c) {
 						r, _ := t.Rate(c, typ)
@@ -132,6 +141,16 @@ func newCalibrateCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&backfill, "backfill", false, "read finished jobs from JobHistory into the history")
 	cmd.Flags().StringVar(&since, "since", "7d", "with --backfill: how far back (e.g. 7d, 36h)")
 	return cmd
+}
+
+// rmNow is the RM's clock as of its last answer; the local clock, with a
+// note on stderr, when the RM sent no Date header.
+func rmNow(cmd *cobra.Command, c *yarn.Client) time.Time {
+	if t, ok := c.ServerTime(); ok {
+		return t
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "note: the ResourceManager sent no Date header; --since is measured on this host's clock")
+	return time.Now()
 }
 
 func parseSince(s string) (time.Duration, error) {

@@ -40,6 +40,9 @@ type Daemon struct {
 	Loop     *sidecar.Loop
 	Board    *sidecar.StatusBoard
 	Periodic map[string]func()
+	// Layouter and LabelAPI serve `labels plan|apply` whatever the config.
+	Layouter *sidecar.LabelLayouter
+	LabelAPI sidecar.NodeLabelAPI
 	closers  []func() error
 }
 
@@ -102,14 +105,20 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		Observer: deps.Observer,
 		Learner:  deps.Learner,
 		Decider:  deps.Decider,
-		Applier: &sidecar.Applier{API: deps.ConfAPI, Audit: audit, User: cfg.User, Labels: nil,
-			WriteTimeout: cfg.Safety.VerifyTimeout, Log: log.Named("apply"), Rate: sidecar.NewRateLimit(cfg.Rate)},
+		Applier: &sidecar.Applier{API: deps.ConfAPI, Audit: audit, User: cfg.User, Validation: &sidecar.RMValidation{},
+			WriteTimeout: cfg.Safety.VerifyTimeout, Log: log.Named("apply")},
 		Rules:   deps.Rules,
 		Mode:    cfg.Mode,
 		Log:     log,
 		OnCycle: deps.OnCycle(d.Board, cfg.Mode),
 	}
+	if cfg.Safety.AllowNodeLabelChanges {
+		d.Loop.Labels, d.Loop.LabelAPI = deps.Layouter, deps.Client
+	}
+	d.Layouter, d.LabelAPI = deps.Layouter, deps.Client
 	d.Periodic = deps.Periodic(cfg)
+	recordHeader(d.Board, deps.Client, cfg.AuditLog, log)
+	d.Loop.OnCycle = chainOnCycle(d.Loop.OnCycle, func(sidecar.CycleReport) { sidecar.MarkPinned(d.Board, cfg.Queues) })
 	_ = time.Second
 	return d, nil
 }

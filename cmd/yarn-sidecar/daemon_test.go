@@ -107,8 +107,11 @@ func TestDaemonEndToEnd(t *testing.T) {
 	if chromium := browsertest.FindChromium(); chromium != "" {
 		dom, shot := browsertest.LoadInBrowser(t, chromium, reportURL)
 		pts := browsertest.ChartPoints(dom)
-		if pts["ps-chart"] == 0 {
-			t.Errorf("PS chart drew no points from the running daemon; charts: %v", pts)
+		if pts["part0-guarantee"] == 0 || pts["part0-used"] == 0 {
+			t.Errorf("guarantee/use charts drew no points from the running daemon; charts: %v", pts)
+		}
+		if errs := browsertest.ScriptErrors(dom); errs != "" {
+			t.Errorf("report scripts failed: %s", errs)
 		}
 		if keep := os.Getenv("KEEP_SCREENSHOT"); keep != "" {
 			if b, err := os.ReadFile(shot); err == nil {

@@ -40,7 +40,7 @@ in the README for other tools.`,
 			if err != nil {
 				return err
 			}
-			snap, err := client.Observe(cmd.Context(), yarn.ObserveOptions{Now: time.Now().UTC(), Jobs: jobs})
+			snap, err := client.Observe(cmd.Context(), yarn.ObserveOptions{Jobs: jobs} /* stamped with the RM's clock */)
 			if err != nil {
 				return err
 			}

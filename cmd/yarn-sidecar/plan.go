@@ -23,7 +23,8 @@ func newPlanCmd() *cobra.Command {
 		Short: "Show the capacity plan for the cluster as it is now, with reasons; changes nothing",
 		Long: `plan observes the cluster once, computes per-partition queue capacities and app
 priorities from the learned computing rates and the jobs' goals, validates the result locally
-and with the RM's POST /scheduler-conf/validate, and prints it. It never writes to YARN.`,
+and with the RM's POST /scheduler-conf/validate (locally only when the RM cannot validate, e.g.
+on a leveldb store; the output says which), and prints it. It never writes to YARN.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(output); err != nil {
 				return err
@@ -39,7 +40,7 @@ and with the RM's POST /scheduler-conf/validate, and prints it. It never writes 
 				return err
 			}
 			if output == "json" {
-				return writeJSON(cmd.OutOrStdout(), planView(rep, err))
+				return writeJSON(cmd.OutOrStdout(), planView(d.Config.Mode, rep, err))
 			}
 			printPlan(cmd.OutOrStdout(), rep, err)
 			return nil
@@ -68,7 +69,7 @@ func newApplyCmd() *cobra.Command {
 			rep, err := d.Loop.Once(cmd.Context())
 			if rep.Plan != nil {
 				if output == "json" {
-					_ = writeJSON(cmd.OutOrStdout(), planView(rep, err))
+					_ = writeJSON(cmd.OutOrStdout(), planView(d.Config.Mode, rep, err))
 				} else {
 					printPlan(cmd.OutOrStdout(), rep, err)
 				}
@@ -82,16 +83,21 @@ func newApplyCmd() *cobra.Command {
 }
 
 type planJSON struct {
-	Mode    sidecar.Mode       `json:"mode"`
-	Result  sidecar.Result     `json:"result"`
-	Error   string             `json:"error,omitempty"`
-	Plan    *sidecar.Plan      `json:"plan"`
-	Notes   []string           `json:"notes,omitempty"`
-	Predict map[string]float64 `json:"predicted,omitempty"`
+	Mode   sidecar.Mode   `json:"mode"`
+	Result sidecar.Result `json:"result"`
+	// Validation is "rm" or "local-only" (the RM cannot validate, e.g. a
+	// leveldb store); empty when the cycle stopped before validation.
+	Validation       sidecar.ValidationPath `json:"validation,omitempty"`
+	ValidationReason string                 `json:"validationReason,omitempty"`
+	Error            string                 `json:"error,omitempty"`
+	Plan             *sidecar.Plan          `json:"plan"`
+	Notes            []string               `json:"notes,omitempty"`
+	Predict          map[string]float64     `json:"predicted,omitempty"`
 }
 
-func planView(rep sidecar.CycleReport, err error) planJSON {
-	v := planJSON{Result: rep.Outcome.Result, Plan: rep.Plan, Notes: rep.Decision.Notes, Predict: rep.Decision.Predicted}
+func planView(mode sidecar.Mode, rep sidecar.CycleReport, err error) planJSON {
+	v := planJSON{Mode: mode, Result: rep.Outcome.Result, Validation: rep.Outcome.Validation, ValidationReason: rep.Outcome.ValidationReason,
+		Plan: rep.Plan, Notes: rep.Decision.Notes, Predict: rep.Decision.Predicted}
 	if err != nil {
 		v.Error = err.Error()
 	}
@@ -143,6 +149,12 @@ func printPlan(w io.Writer, rep sidecar.CycleReport, err error) {
 		fmt.Fprintln(w, "predicted:", strings.Join(parts, " "))
 	}
 	fmt.Fprintf(w, "result: %s\n", rep.Outcome.Result)
+	switch rep.Outcome.Validation {
+	case sidecar.ValidationLocalOnly:
+		fmt.Fprintf(w, "validation: local-only (%s)\n", rep.Outcome.ValidationReason)
+	case sidecar.ValidationRM:
+		fmt.Fprintln(w, "validation: rm")
+	}
 	if err != nil {
 		fmt.Fprintf(w, "error: %v\n", err)
 	}

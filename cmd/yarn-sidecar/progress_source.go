@@ -26,6 +26,6 @@ func (p progressSource) FinishedJobs(ctx context.Context, since time.Time) ([]cl
 			attempts += len(a.Job.Attempts)
 		}
 	}
-	fmt.Fprintf(p.cmd.ErrOrStderr(), "\r%d jobs, %d task attempts read                              ", len(apps), attempts)
+	fmt.Fprintf(p.cmd.ErrOrStderr(), "\r%d jobs, %d task attempts read                              \n", len(apps), attempts)
 	return apps, err
 }

@@ -15,7 +15,7 @@ func init() { register(newReportCmd) }
 
 func newReportCmd() *cobra.Command {
 	var f daemonFlags
-	var file string
+	var file, output string
 	var cycles int
 	var every time.Duration
 	cmd := &cobra.Command{
@@ -26,6 +26,9 @@ same self-contained HTML page the daemon serves at /report: PS per job over the 
 table as a heatmap, the per-queue deadline table with each job's completion-time CDF against
 its deadline, and the plans with their reasons. A running daemon's /report shows its whole history.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			if file == "" {
 				return fmt.Errorf("--html FILE is required")
 			}
@@ -67,11 +70,15 @@ its deadline, and the plans with their reasons. A running daemon's /report shows
 				return fmt.Errorf("write report: %w", err)
 			}
 			abs, _ := filepath.Abs(file)
+			if output == "json" {
+				return writeJSON(cmd.OutOrStdout(), map[string]any{"report": abs, "cycles": cycles})
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "report written to %s\n", abs)
 			return nil
 		},
 	}
 	f.add(cmd)
+	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&file, "html", "", "file to write the HTML report to")
 	cmd.Flags().IntVar(&cycles, "cycles", 1, "dry-run cycles to observe before writing (PS over time needs more than one)")
 	cmd.Flags().DurationVar(&every, "every", 30*time.Second, "wall time between cycles when --cycles > 1")

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -25,6 +27,7 @@ func init() { register(newRunCmd) }
 
 func newRunCmd() *cobra.Command {
 	var f daemonFlags
+	var output string
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run the sidecar daemon: a control cycle every interval, /metrics and /report on the listen address",
@@ -34,24 +37,33 @@ in the config; otherwise every cycle is a dry run that is validated with the RM 
 SIGTERM or SIGINT stops it after the cycle in progress; a scheduler-conf mutation that has
 been sent always finishes its verify (and rollback, if needed) first.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
-			return runDaemon(ctx, &f, cmd.OutOrStdout())
+			return runDaemon(ctx, &f, output, cmd.OutOrStdout())
 		},
 	}
 	f.add(cmd)
+	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&f.listen, "listen", "", "address for /metrics and /report (default from config, 127.0.0.1:9464)")
 	return cmd
 }
 
 // runDaemon wires the loop, serves metrics and the report, and runs until ctx ends.
-func runDaemon(ctx context.Context, f *daemonFlags, out interface{ Write([]byte) (int, error) }) error {
+// With output json, the one line on stdout is a JSON document giving the
+// mode and addresses; everything else is the log, on stderr.
+func runDaemon(ctx context.Context, f *daemonFlags, output string, out io.Writer) error {
 	d, err := f.build()
 	if err != nil {
 		return err
 	}
 	defer d.Close()
 	log := d.Log
+	// The daemon's writes are rate-limited; a one-shot command the admin
+	// runs (apply) is not (its guarantee bands still hold).
+	d.Loop.Applier.Rate = sidecar.NewRateLimit(d.Config.Rate)
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -79,6 +91,7 @@ func runDaemon(ctx context.Context, f *daemonFlags, out interface{ Write([]byte)
 			log.Error("render report", "error", err)
 		}
 	})
+	mux.HandleFunc("/status", serveStatus(d.Board))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -90,7 +103,14 @@ func runDaemon(ctx context.Context, f *daemonFlags, out interface{ Write([]byte)
 			log.Error("metrics server stopped", "error", err)
 		}
 	}()
-	fmt.Fprintf(out, "yarn-sidecar: mode %s, metrics at http://%s/metrics, report at http://%s/report\n", d.Config.Mode, ln.Addr(), ln.Addr())
+	if output == "json" {
+		if err := json.NewEncoder(out).Encode(map[string]string{"mode": string(d.Config.Mode),
+			"metrics": "http://" + ln.Addr().String() + "/metrics", "report": "http://" + ln.Addr().String() + "/report"}); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(out, "yarn-sidecar: mode %s, metrics at http://%s/metrics, report at http://%s/report\n", d.Config.Mode, ln.Addr(), ln.Addr())
+	}
 	log.Info("daemon started", "mode", d.Config.Mode, "interval", d.Config.Interval, "listen", ln.Addr().String())
 
 	err = d.Loop.Run(ctx, d.Config.Interval, d.Periodic)

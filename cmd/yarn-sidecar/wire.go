@@ -26,6 +26,9 @@ type deps struct {
 	Decider  sidecar.Decider
 	Rules    func(cluster.Snapshot) sidecar.SafetyRules
 	Store    *calibrate.Store
+	// Layouter is the node-label step (used when labels may change, and by
+	// `labels plan|apply`).
+	Layouter *sidecar.LabelLayouter
 }
 
 func (d *deps) Close() error {
@@ -121,6 +124,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	}
 	slot := cluster.Resource{MemoryMB: 2048, VCores: 1}
 	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store,
+		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Slot: slot, Config: cfg.Labels},
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Slot: slot,
 			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset,

@@ -113,7 +113,9 @@ func demoScenario(w io.Writer, name string, seed int64, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := report.Render(f, side.Status, report.Options{Title: "yarn-sidecar demo — " + name, Generated: time.Now()}); err != nil {
+	outcomes := &report.Outcomes{Baseline: fmt.Sprintf("the same %d jobs (seed %d) under the stock capacities, no sidecar", len(stock.Jobs), seed),
+		BaselineJobs: jobOutcomes(stock.Jobs), Steered: jobOutcomes(side.Jobs)}
+	if err := report.Render(f, side.Status, report.Options{Title: "yarn-sidecar demo — " + name, Generated: time.Now(), Outcomes: outcomes}); err != nil {
 		f.Close()
 		return err
 	}
@@ -123,6 +125,15 @@ func demoScenario(w io.Writer, name string, seed int64, dir string) error {
 	abs, _ := filepath.Abs(path)
 	fmt.Fprintf(w, "\nHTML report: %s\naudit log:   %s\n(%s wall time)\n", abs, filepath.Join(state, fmt.Sprintf("audit-%s-%d.jsonl", name, seed)), time.Since(started).Round(100*time.Millisecond))
 	return nil
+}
+
+// jobOutcomes converts the mini cluster's finished jobs for the report.
+func jobOutcomes(jobs []sim.JobResult) []report.JobOutcome {
+	out := make([]report.JobOutcome, 0, len(jobs))
+	for _, j := range jobs {
+		out = append(out, report.JobOutcome{AppID: j.AppID, Name: j.Name, Class: j.Class, Queue: j.Queue, Submit: j.Submit, Finish: j.Finish, Deadline: j.Deadline})
+	}
+	return out
 }
 
 func orDash(s string) string {

@@ -1,6 +1,7 @@
 // Command yarnsim serves a mini-cluster scenario — a Go stand-in for a YARN
-// cluster that speaks the RM, MR AM and JobHistory REST formats — with
-// virtual time running N× wall time. Loopback by default.
+// cluster that speaks the RM, MR AM and JobHistory REST formats, and an HDFS
+// NameNode over the scenario's blocks — with virtual time running N× wall
+// time. Loopback by default.
 package main
 
 import (
@@ -8,14 +9,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/namenode"
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/rmweb"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
 
@@ -30,12 +35,26 @@ func run() error {
 	if len(os.Args) > 1 && os.Args[1] == "demo" {
 		return runDemo(os.Args[2:])
 	}
-	scenario := flag.String("scenario", "lee-gpu", "shipped scenario name ("+fmt.Sprint(sim.Names())+", fb-2009) or a YAML file")
-	listen := flag.String("listen", "127.0.0.1:0", "address to serve on (loopback by default)")
-	speed := flag.Float64("speed", 60, "virtual seconds per wall second")
-	seed := flag.Int64("seed", 1, "random seed")
-	untilDone := flag.Bool("until-done", false, "exit when every scenario job has finished, printing their times")
-	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, os.Args[1:], os.Stdout)
+}
+
+// serve runs the mini cluster until ctx ends (or, with --until-done, until
+// every job has finished), printing where its RM and NameNode listen.
+func serve(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("yarnsim", flag.ContinueOnError)
+	scenario := fs.String("scenario", "lee-gpu", "shipped scenario name ("+fmt.Sprint(sim.Names())+", fb-2009) or a YAML file")
+	listen := fs.String("listen", "127.0.0.1:0", "address to serve the RM on (loopback by default; ignored with --ha)")
+	speed := fs.Float64("speed", 60, "virtual seconds per wall second")
+	seed := fs.Int64("seed", 1, "random seed")
+	untilDone := fs.Bool("until-done", false, "exit when every scenario job has finished, printing their times")
+	hadoopVersion := fs.String("hadoop-version", "", "serve this Hadoop release's dialect ("+rmweb.Hadoop336+" or "+rmweb.Hadoop341+"); default: the scenario's hadoop_version")
+	confStore := fs.String("conf-store", "", "yarn.scheduler.configuration.store.class (file, memory, fs, zk, leveldb); default: the scenario's conf_store")
+	ha := fs.Bool("ha", false, "serve an RM HA pair (rm1 active, rm2 standby) on two loopback ports")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
 	if *speed <= 0 {
 		return fmt.Errorf("--speed must be positive, got %v", *speed)
 	}
@@ -43,20 +62,54 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if *hadoopVersion != "" {
+		if _, err := rmweb.ParseHadoopVersion(*hadoopVersion); err != nil {
+			return fmt.Errorf("--hadoop-version: %w", err)
+		}
+		sc.HadoopVersion = *hadoopVersion
+	}
+	switch *confStore {
+	case "":
+	case "file":
+		sc.ConfStore, sc.FileStore = "file", true
+	case "memory", "fs", "zk", "leveldb":
+		sc.ConfStore, sc.FileStore = *confStore, false
+	default:
+		return fmt.Errorf("--conf-store %q: want file, memory, fs, zk or leveldb", *confStore)
+	}
 	c, err := sim.NewCluster(sc, *seed)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *listen)
+	nn, err := namenode.Start(c.HDFS(), namenode.Options{})
 	if err != nil {
-		return fmt.Errorf("listen %s: %w", *listen, err)
+		return fmt.Errorf("start the mini NameNode: %w", err)
 	}
-	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	fmt.Printf("yarnsim: ResourceManager at http://%s (scenario %s, speed %g×)\n", ln.Addr(), sc.Name, *speed)
+	defer nn.Close()
 
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	var rmURLs []string
+	var srv *http.Server
+	if *ha {
+		pair, err := rmweb.StartHAPair(c, c.RMOptions())
+		if err != nil {
+			return err
+		}
+		defer pair.Close()
+		rmURLs = pair.URLs()
+	} else {
+		ln, err := net.Listen("tcp", *listen)
+		if err != nil {
+			return fmt.Errorf("listen %s: %w", *listen, err)
+		}
+		srv = &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln)
+		defer shutdown(srv)
+		rmURLs = []string{"http://" + ln.Addr().String()}
+	}
+	version, _ := rmweb.ParseHadoopVersion(sc.HadoopVersion)
+	fmt.Fprintf(out, "yarnsim: ResourceManager at %s (scenario %s, Hadoop %s dialect, speed %g×)\n", strings.Join(rmURLs, ","), sc.Name, version, *speed)
+	fmt.Fprintf(out, "yarnsim: NameNode at hdfs://%s\n", nn.Addr())
+
 	// The only use of wall time: step virtual time in small increments.
 	tick := 50 * time.Millisecond
 	t := time.NewTicker(tick)
@@ -64,13 +117,11 @@ func run() error {
 	for {
 		select {
 		case <-ctx.Done():
-			shutdown(srv)
 			return nil
 		case <-t.C:
 			c.Step(time.Duration(float64(tick) * *speed))
 			if *untilDone && c.Done() {
-				printResults(c)
-				shutdown(srv)
+				printResults(out, c)
 				return nil
 			}
 		}
@@ -85,8 +136,8 @@ func shutdown(srv *http.Server) {
 	}
 }
 
-func printResults(c *sim.Cluster) {
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+func printResults(out io.Writer, c *sim.Cluster) {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "APP\tNAME\tCLASS\tQUEUE\tSUBMIT\tFINISH\tDURATION")
 	for _, r := range c.Results() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.AppID, r.Name, r.Class, r.Queue, r.Submit.Format("15:04:05"), r.Finish.Format("15:04:05"), r.Duration().Round(time.Second))

@@ -1,8 +1,26 @@
 // Package report renders the sidecar's Status as one self-contained HTML
-// page: progress share per job over time, the computing-rate table as a
-// heatmap, the per-queue deadline table with each job's completion-time CDF
-// against its deadline, and recent plan changes with their reasons.
+// page an admin reads at a glance, and the same state for the terminal
+// (`yarn-sidecar status`):
+//
+//   - the state now: last cycle, mode, preemption, the RM's version, the
+//     validation path, calibration coverage, warnings; when nothing runs it
+//     says so instead of printing a zero progress share;
+//   - per queue over time, per partition: the guarantee the admin configured
+//     (dashed) and the one the sidecar set (steps), the queue's use beneath,
+//     and its jobs' PS summed against its fair share (moving average over
+//     SmoothWindow);
+//   - what it bought: completion-time quantiles per job class against a
+//     named baseline (Options.Outcomes), deadlines met / missed / at risk on
+//     a timeline with each deadline marked, mutations per hour, work lost to
+//     preemption when measured;
+//   - why: each plan change in one sentence per queue, the raw property diff
+//     behind a <details> disclosure;
+//   - jobs one click down: the deadline table, completion-time CDFs and PS
+//     per job, drawn when the section opens.
 //
 // Charts are drawn by Chart.js (vendored, MIT, assets/) inlined into the
-// page, so a report file can be mailed round and opened offline.
+// page, so a report file can be mailed round and opened offline. Each
+// canvas records the points it drew and their range (data-points,
+// data-min, data-max) and script errors land on <html data-errors>, which
+// the browser tests read back.
 package report

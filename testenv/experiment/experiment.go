@@ -94,6 +94,9 @@ type SidecarOptions struct {
 	WarmupSteered bool
 	// history is the store path shared by a steered warm-up and today.
 	history string
+	// Labels lets the sidecar lay out node-label partitions itself
+	// (safety.allow_node_label_changes; issue 17).
+	Labels bool
 }
 
 // RunSidecar runs the scenario with the sidecar steering it in lock-step:
@@ -221,6 +224,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	slot := sidecarSlot()
 	res := Result{Scenario: scenario, Seed: seed, Mode: "sidecar"}
 	board := &sidecar.StatusBoard{}
+	if v, err := client.RMVersion(ctx); err == nil {
+		sidecar.RecordRM(board, v)
+	}
 	loop := &sidecar.Loop{
 		Observer: api,
 		Learner:  learner,
@@ -246,6 +252,11 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 				o.OnCycle(rep)
 			}
 		},
+	}
+	if o.Labels || cfg.Safety.AllowNodeLabelChanges {
+		loop.Labels = &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
+			Slot: slot, Config: cfg.Labels}
+		loop.LabelAPI = client
 	}
 	for !c.Done() {
 		if c.Now().Sub(sc.Start) > Limit {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -18,21 +19,36 @@ func (h *handler) toAppInfo(a App, r *http.Request) appInfo {
 		}
 		elapsed = end.Sub(a.StartedTime).Milliseconds()
 	}
-	tracking := "http://" + r.Host + "/proxy/" + a.ID + "/"
+	tracking := "http://" + h.trackingHost(a, r) + "/proxy/" + a.ID + "/"
 	ui := "ApplicationMaster"
 	if !a.FinishedTime.IsZero() {
 		ui = "History"
 	}
-	info := appInfo{ID: a.ID, User: a.User, Name: a.Name, Queue: strings.TrimPrefix(a.Queue, "root."), State: a.State, FinalStatus: a.FinalStatus,
+	info := appInfo{ID: a.ID, User: a.User, Name: a.Name, Queue: h.o.appQueue(a.Queue), State: a.State, FinalStatus: a.FinalStatus,
 		Progress: a.Progress, TrackingUI: ui, TrackingURL: tracking, ClusterID: h.o.ClusterTimestamp, ApplicationType: a.ApplicationType,
 		ApplicationTags: strings.Join(a.Tags, ","), Priority: a.Priority, StartedTime: ms(a.StartedTime), LaunchTime: ms(a.LaunchTime),
 		FinishedTime: ms(a.FinishedTime), ElapsedTime: elapsed, AMHostHTTPAddress: a.AMHostHTTPAddress, MasterNodeID: a.AMNodeID,
 		AllocatedMB: a.Allocated.MemoryMB, AllocatedVCores: a.Allocated.VCores, RunningContainers: a.RunningContainers,
-		ResourceSecondsMap:   map[string]any{"entry": map[string]any{"key": "memory-mb", "value": "0"}},
 		LogAggregationStatus: "DISABLED", AppNodeLabelExpression: a.NodeLabelExpression,
-		// The AM's request carries the app's expression ("" for none; the RM
-		// normalizes a missing one to the empty partition).
-		AMNodeLabelExpression: a.NodeLabelExpression}
+		// The AM's request carries the app's expression, else the queue's
+		// default (recorded: "gpu" for a job routed by its queue).
+		AMNodeLabelExpression: a.AMLabelExpression}
+	info.Timeouts = map[string]any{"timeout": []map[string]any{{"type": "LIFETIME", "expiryTime": "UNLIMITED", "remainingTimeInSeconds": -1}}}
+	info.PreemptedResourceSecondsMap = map[string]any{}
+	info.ResourceSecondsMap = map[string]any{"entry": []map[string]string{{"key": "memory-mb", "value": strconv.FormatInt(a.MemorySeconds, 10)},
+		{"key": "vcores", "value": strconv.FormatInt(a.VcoreSeconds, 10)}}}
+	info.MemorySeconds, info.VcoreSeconds = a.MemorySeconds, a.VcoreSeconds
+	if a.FinishedTime.IsZero() && a.ByPartition != nil {
+		info.ResourceInfo = map[string]any{"resourceUsagesByPartition": appPartitionUsages(a)}
+		if !deselected(r, "resourceRequests") {
+			info.ResourceRequests = appResourceRequests(a)
+		}
+	}
+	if a.AMHostHTTPAddress != "" {
+		// The AM's RPC port is ephemeral on a real NM; a stand-in here.
+		host, _, _ := strings.Cut(a.AMHostHTTPAddress, ":")
+		info.AMRPCAddress = host + ":37139"
+	}
 	if a.AMHostHTTPAddress != "" && a.AMContainerID != "" {
 		info.AMContainerLogs = "http://" + a.AMHostHTTPAddress + "/node/containerlogs/" + a.AMContainerID + "/" + a.User
 	}
@@ -133,10 +149,14 @@ func (h *handler) app(w http.ResponseWriter, r *http.Request) {
 		if a.AMHostHTTPAddress != "" && a.AMContainerID != "" {
 			logs = "http://" + a.AMHostHTTPAddress + "/node/containerlogs/" + a.AMContainerID + "/" + a.User
 		}
-		writeJSON(w, map[string]any{"appAttempts": map[string]any{"appAttempt": []map[string]any{{
+		att := map[string]any{
 			"id": 1, "appAttemptId": a.AttemptID, "startTime": ms(a.LaunchTime), "finishedTime": ms(a.FinishedTime),
 			"containerId": a.AMContainerID, "nodeHttpAddress": a.AMHostHTTPAddress, "nodeId": a.AMNodeID, "logsLink": logs,
-			"appAttemptState": a.State}}}})
+			"blacklistedNodes": "", "nodesBlacklistedBySystem": "", "exportPorts": "null"}
+		if !h.o.is33() { // AppAttemptInfo.appAttemptState arrived after 3.3
+			att["appAttemptState"] = a.State
+		}
+		writeJSON(w, map[string]any{"appAttempts": map[string]any{"appAttempt": []map[string]any{att}}})
 	case parts[1] == "appattempts" && len(parts) == 4 && parts[3] == "containers":
 		h.containers(w, r, a)
 	default:
@@ -145,27 +165,47 @@ func (h *handler) app(w http.ResponseWriter, r *http.Request) {
 }
 
 // containers serves apps/{id}/appattempts/{attempt}/containers: the running
-// containers and the nodes they are on (the AM's own included).
+// containers and the nodes they are on (the AM's own included). As
+// recorded: the root is dropped, one container is an object, none is {},
+// every number is a string and nodeHttpAddress carries the scheme.
 func (h *handler) containers(w http.ResponseWriter, r *http.Request, a App) {
-	var out []map[string]any
-	if a.AMNodeID != "" && a.FinishedTime.IsZero() {
-		out = append(out, map[string]any{"containerId": a.AMContainerID, "allocatedMB": 1536, "allocatedVCores": 1,
-			"assignedNodeId": a.AMNodeID, "priority": 0, "startedTime": ms(a.LaunchTime), "containerState": "RUNNING",
-			"nodeHttpAddress": "http://" + a.AMHostHTTPAddress, "nodeId": a.AMNodeID})
+	now := ms(h.s.Now())
+	str := func(n int64) string { return strconv.FormatInt(n, 10) }
+	container := func(id, nodeID, httpAddr string, size Resource, priority int, started int64) map[string]any {
+		return map[string]any{"containerId": id, "allocatedMB": str(size.MemoryMB), "allocatedVCores": str(size.VCores),
+			"assignedNodeId": nodeID, "priority": str(int64(priority)), "startedTime": str(started), "finishedTime": "0",
+			"elapsedTime": str(now - started), "logUrl": "http://" + httpAddr + "/node/containerlogs/" + id + "/" + a.User,
+			"containerExitStatus": "0", "containerState": "RUNNING", "nodeHttpAddress": "http://" + httpAddr, "nodeId": nodeID,
+			"allocatedResources": map[string]any{"entry": []map[string]string{{"key": "memory-mb", "value": str(size.MemoryMB)},
+				{"key": "vcores", "value": str(size.VCores)}}},
+			"exposedPorts": ""}
 	}
-	if j, ok := h.s.Job(a.ID); ok {
-		for _, t := range j.Tasks {
-			for _, at := range t.Attempts {
-				if at.State != "RUNNING" {
-					continue
+	var out []map[string]any
+	if a.FinishedTime.IsZero() {
+		if a.AMNodeID != "" {
+			out = append(out, container(a.AMContainerID, a.AMNodeID, a.AMHostHTTPAddress, a.AMResource, 0, ms(a.LaunchTime)))
+		}
+		if j, ok := h.s.Job(a.ID); ok {
+			for _, t := range j.Tasks {
+				for _, at := range t.Attempts {
+					if at.State != "RUNNING" {
+						continue
+					}
+					// MRApp's priorities: maps 20, reduces 10.
+					prio := 20
+					if at.Type == "REDUCE" {
+						prio = 10
+					}
+					out = append(out, container(at.ContainerID, at.NodeID, at.NodeHTTPAddress, at.Allocated, prio, ms(at.StartTime)))
 				}
-				host, _, _ := strings.Cut(at.NodeHTTPAddress, ":")
-				out = append(out, map[string]any{"containerId": at.ContainerID, "assignedNodeId": host + ":8041", "nodeId": host + ":8041",
-					"priority": 20, "startedTime": ms(at.StartTime), "containerState": "RUNNING", "nodeHttpAddress": "http://" + at.NodeHTTPAddress})
 			}
 		}
 	}
-	writeJSON(w, map[string]any{"containers": map[string]any{"container": out}})
+	body := map[string]any{}
+	if v := jerseyList(out); v != nil {
+		body["container"] = v
+	}
+	writeJSON(w, body)
 }
 
 func (h *handler) appPriority(w http.ResponseWriter, r *http.Request, a App) {
@@ -193,7 +233,7 @@ func (h *handler) appPriority(w http.ResponseWriter, r *http.Request, a App) {
 
 func (h *handler) appQueue(w http.ResponseWriter, r *http.Request, a App) {
 	if r.Method == http.MethodGet {
-		writeJSON(w, map[string]any{"queue": strings.TrimPrefix(a.Queue, "root.")})
+		writeJSON(w, map[string]any{"queue": h.o.appQueue(a.Queue)})
 		return
 	}
 	if !method(w, r, http.MethodPut) || !h.authorizeWrite(w, r, false) {
@@ -211,6 +251,69 @@ func (h *handler) appQueue(w http.ResponseWriter, r *http.Request, a App) {
 		return
 	}
 	writeJSON(w, map[string]any{"queue": body.Queue})
+}
+
+// appPartitionUsages is resourceInfo.resourceUsagesByPartition of a running
+// app: the default partition always, then every partition the app uses,
+// asks for or runs its AM in (recorded).
+func appPartitionUsages(a App) []map[string]any {
+	parts := []string{""}
+	for p, u := range a.ByPartition {
+		if p != "" && (u.Used != (Resource{}) || u.Pending != (Resource{}) || u.AMUsed != (Resource{})) {
+			parts = append(parts, p)
+		}
+	}
+	sort.Strings(parts[1:])
+	out := make([]map[string]any, 0, len(parts))
+	for _, p := range parts {
+		u := a.ByPartition[p]
+		// amLimit and userAmLimit are 0 in an app's view (recorded).
+		out = append(out, map[string]any{"partitionName": p, "used": toResourceInfo(u.Used), "reserved": toResourceInfo(Resource{}),
+			"pending": toResourceInfo(u.Pending), "amUsed": toResourceInfo(u.AMUsed), "amLimit": toResourceInfo(Resource{}),
+			"userAmLimit": toResourceInfo(Resource{})})
+	}
+	return out
+}
+
+// deselected reports whether ?deSelects= names a field.
+func deselected(r *http.Request, field string) bool {
+	for _, v := range r.URL.Query()["deSelects"] {
+		for _, f := range strings.Split(v, ",") {
+			if strings.TrimSpace(f) == field {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// appResourceRequests are a running app's outstanding asks. The real MR AM
+// asks at host, rack and "*" level (recorded: three entries of the same
+// count); the mini cluster's asks have no locality, so only the "*" entry
+// is served, one per partition asked in.
+func appResourceRequests(a App) []map[string]any {
+	var out []map[string]any
+	for _, p := range sortedPartitions(a.ByPartition) {
+		u := a.ByPartition[p]
+		if u.PendingContainers == 0 {
+			continue
+		}
+		n := int64(u.PendingContainers)
+		size := Resource{MemoryMB: u.Pending.MemoryMB / n, VCores: u.Pending.VCores / n, GPUs: u.Pending.GPUs / n}
+		out = append(out, map[string]any{"priority": 20, "allocationRequestId": -1, "resourceName": "*", "capability": toResourceInfo(size),
+			"numContainers": u.PendingContainers, "relaxLocality": true, "nodeLabelExpression": p,
+			"executionTypeRequest": map[string]any{"executionType": "GUARANTEED", "enforceExecutionType": true}})
+	}
+	return out
+}
+
+func sortedPartitions(m map[string]QueueUsage) []string {
+	out := make([]string, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
 }
 
 var validAppStates = map[string]bool{"NEW": true, "NEW_SAVING": true, "SUBMITTED": true, "ACCEPTED": true,

@@ -3,6 +3,7 @@ package rmweb
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"sort"
@@ -14,36 +15,53 @@ import (
 
 // info serves /ws/v1/cluster/info.
 func (h *handler) info(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, map[string]any{"clusterInfo": h.clusterInfo()})
+}
+
+func (h *handler) clusterInfo() map[string]any {
 	ha := h.o.HAState
 	if ha == "" {
 		ha = "ACTIVE"
 	}
-	writeJSON(w, map[string]any{"clusterInfo": map[string]any{
+	store, zk := "org.apache.hadoop.yarn.server.resourcemanager.recovery.NullRMStateStore",
+		"Could not find leader elector. Verify both HA and automatic failover are enabled."
+	if h.o.HAState != "" && h.appTrackingHost != nil { // one of an HA pair
+		store, zk = "org.apache.hadoop.yarn.server.resourcemanager.recovery.ZKRMStateStore", "CONNECTED"
+	}
+	v := h.o.version()
+	rmBuild, build, rmOn, on := h.o.buildVersion()
+	return map[string]any{
 		"id": h.o.ClusterTimestamp, "startedOn": ms(h.s.ClusterStarted()), "state": "STARTED", "haState": ha,
-		"rmStateStoreName":       "org.apache.hadoop.yarn.server.resourcemanager.recovery.NullRMStateStore",
-		"resourceManagerVersion": "3.4.1", "resourceManagerBuildVersion": "3.4.1 (yarn-sidecar mini cluster stand-in)", "resourceManagerVersionBuiltOn": builtOn,
-		"hadoopVersion": "3.4.1", "hadoopBuildVersion": "3.4.1 (yarn-sidecar mini cluster stand-in)", "hadoopVersionBuiltOn": builtOn,
-		"haZooKeeperConnectionState": "Could not find leader elector. Verify both HA and automatic failover are enabled.",
-	}})
+		"rmStateStoreName":       store,
+		"resourceManagerVersion": v, "resourceManagerBuildVersion": rmBuild, "resourceManagerVersionBuiltOn": rmOn,
+		"hadoopVersion": v, "hadoopBuildVersion": build, "hadoopVersionBuiltOn": on,
+		"haZooKeeperConnectionState": zk,
+	}
 }
 
 // builtOn stands in for VersionInfo.getDate() (*VersionBuiltOn fields).
 const builtOn = "2024-10-09T14:57Z"
 
-// metrics serves /ws/v1/cluster/metrics (default partition only, as YARN
-// does: YARN-11414).
+// metrics serves /ws/v1/cluster/metrics. totalMB, allocatedMB and the like
+// count the default partition only (YARN-11414; recorded: 4096 MB for two
+// 4096 MB nodes, one labelled); the *AcrossPartition figures count all.
+// ClusterMetricsInfo derives the totals as allocated + available, and
+// available vcores never go below 0 (recorded: totalVirtualCores 7 on a
+// 4-vcore partition holding 7 one-vcore containers — the default resource
+// calculator counts memory only).
 func (h *handler) metrics(w http.ResponseWriter, r *http.Request) {
-	var total, used Resource
-	active, lost, unhealthy, decom, containers := 0, 0, 0, 0, 0
+	var total, used, allTotal, allUsed Resource
+	active, lost, unhealthy, decom, containers, allContainers := 0, 0, 0, 0, 0, 0
 	for _, n := range h.s.Nodes() {
 		switch n.State {
 		case "RUNNING":
 			active++
+			allTotal = addResource(allTotal, n.Total)
+			allUsed = addResource(allUsed, n.Used)
+			allContainers += n.Containers
 			if len(n.Labels) == 0 {
-				total.MemoryMB += n.Total.MemoryMB
-				total.VCores += n.Total.VCores
-				used.MemoryMB += n.Used.MemoryMB
-				used.VCores += n.Used.VCores
+				total = addResource(total, n.Total)
+				used = addResource(used, n.Used)
 				containers += n.Containers
 			}
 		case "LOST":
@@ -55,6 +73,8 @@ func (h *handler) metrics(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	running, pending, completed, failed, killed := 0, 0, 0, 0, 0
+	var pendingRes Resource
+	pendingContainers := 0
 	for _, a := range h.s.Apps() {
 		switch a.State {
 		case "RUNNING":
@@ -68,18 +88,34 @@ func (h *handler) metrics(w http.ResponseWriter, r *http.Request) {
 		default:
 			completed++
 		}
+		if p := a.ByPartition[""].Pending; a.FinishedTime.IsZero() && p.MemoryMB > 0 {
+			pendingRes = addResource(pendingRes, p)
+			pendingContainers += a.ByPartition[""].PendingContainers
+		}
 	}
+	availMB := max(0, total.MemoryMB-used.MemoryMB)
+	availVC := max(0, total.VCores-used.VCores)
 	// QueueMetrics counts FINISHED, FAILED and KILLED apps apart; nothing
-	// is ever reserved here.
+	// is ever reserved here. utilized*Percent come from the NMs' measured
+	// use, which the mini cluster does not measure (0).
 	writeJSON(w, map[string]any{"clusterMetrics": map[string]any{
 		"appsSubmitted": running + pending + completed + failed + killed, "appsCompleted": completed, "appsPending": pending,
 		"appsRunning": running, "appsFailed": failed, "appsKilled": killed,
-		"totalMB": total.MemoryMB, "allocatedMB": used.MemoryMB, "availableMB": total.MemoryMB - used.MemoryMB, "reservedMB": 0,
-		"totalVirtualCores": total.VCores, "allocatedVirtualCores": used.VCores, "availableVirtualCores": total.VCores - used.VCores,
-		"reservedVirtualCores": 0, "containersAllocated": containers, "containersReserved": 0, "containersPending": 0,
-		"activeNodes": active, "lostNodes": lost, "unhealthyNodes": unhealthy, "decommissioningNodes": 0, "decommissionedNodes": decom,
-		"rebootedNodes": 0, "shutdownNodes": 0, "totalNodes": active + lost + unhealthy + decom,
+		"reservedMB": 0, "availableMB": availMB, "allocatedMB": used.MemoryMB, "pendingMB": pendingRes.MemoryMB,
+		"reservedVirtualCores": 0, "availableVirtualCores": availVC, "allocatedVirtualCores": used.VCores, "pendingVirtualCores": pendingRes.VCores,
+		"containersAllocated": containers, "containersReserved": 0, "containersPending": pendingContainers,
+		"totalMB": used.MemoryMB + availMB, "totalVirtualCores": used.VCores + availVC,
+		"utilizedMBPercent": 0, "utilizedVirtualCoresPercent": 0, "rmSchedulerBusyPercent": 0,
+		"totalNodes": active + lost + unhealthy + decom, "lostNodes": lost, "unhealthyNodes": unhealthy, "decommissioningNodes": 0,
+		"decommissionedNodes": decom, "rebootedNodes": 0, "activeNodes": active, "shutdownNodes": 0,
+		"totalUsedResourcesAcrossPartition": toResourceInfo(allUsed), "totalClusterResourcesAcrossPartition": toResourceInfo(allTotal),
+		"totalReservedResourcesAcrossPartition": toResourceInfo(Resource{}), "totalAllocatedContainersAcrossPartition": allContainers,
+		"crossPartitionMetricsAvailable": true,
 	}})
+}
+
+func addResource(a, b Resource) Resource {
+	return Resource{MemoryMB: a.MemoryMB + b.MemoryMB, VCores: a.VCores + b.VCores, GPUs: a.GPUs + b.GPUs}
 }
 
 // nodes serves /ws/v1/cluster/nodes with the states filter.
@@ -96,7 +132,7 @@ func (h *handler) nodes(w http.ResponseWriter, r *http.Request) {
 		if len(states) > 0 && !states[n.State] {
 			continue
 		}
-		out = append(out, toNodeInfo(n))
+		out = append(out, toNodeInfo(n, h.o.version()))
 	}
 	var body struct {
 		Nodes struct {
@@ -124,7 +160,7 @@ func (h *handler) node(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, n := range h.s.Nodes() {
 		if n.ID == id {
-			writeJSON(w, map[string]any{"node": toNodeInfo(n)})
+			writeJSON(w, map[string]any{"node": toNodeInfo(n, h.o.version())})
 			return
 		}
 	}
@@ -132,35 +168,84 @@ func (h *handler) node(w http.ResponseWriter, r *http.Request) {
 }
 
 // Node labels use Jersey's default JSON (HADOOP-API.md §0): the root is
-// dropped and booleans come out as strings.
+// dropped, booleans come out as strings and a single element is an object
+// (recorded: {"nodeLabelInfo":{"name":"gpu","exclusivity":"false"}}).
 func (h *handler) getNodeLabels(w http.ResponseWriter, r *http.Request) {
-	totals := h.s.PartitionTotals()
 	var infos []map[string]any
 	for _, l := range h.s.Labels() {
-		t := totals[l.Name]
-		infos = append(infos, map[string]any{"name": l.Name, "exclusivity": strconv.FormatBool(l.Exclusive),
-			"partitionInfo": map[string]any{"resourceAvailable": toResourceInfo(t)}})
+		infos = append(infos, map[string]any{"name": l.Name, "exclusivity": strconv.FormatBool(l.Exclusive)})
 	}
-	writeJSON(w, map[string]any{"nodeLabelInfo": infos})
+	body := map[string]any{}
+	if v := jerseyList(infos); v != nil {
+		body["nodeLabelInfo"] = v
+	}
+	writeJSON(w, body)
 }
 
-func (h *handler) getNodeToLabels(w http.ResponseWriter, r *http.Request) {
+func (h *handler) labelInfos(names []string) []map[string]any {
 	ex := map[string]bool{}
 	for _, l := range h.s.Labels() {
 		ex[l.Name] = l.Exclusive
 	}
+	var out []map[string]any
+	for _, l := range names {
+		out = append(out, map[string]any{"name": l, "exclusivity": strconv.FormatBool(ex[l])})
+	}
+	return out
+}
+
+func (h *handler) getNodeToLabels(w http.ResponseWriter, r *http.Request) {
 	var entries []map[string]any
 	for _, n := range h.s.Nodes() {
 		if len(n.Labels) == 0 {
 			continue
 		}
-		var ls []map[string]string
-		for _, l := range n.Labels {
-			ls = append(ls, map[string]string{"name": l, "exclusivity": strconv.FormatBool(ex[l])})
-		}
-		entries = append(entries, map[string]any{"key": n.ID, "value": map[string]any{"nodeLabelInfo": ls}})
+		entries = append(entries, map[string]any{"key": n.ID, "value": map[string]any{"nodeLabelInfo": jerseyList(h.labelInfos(n.Labels))}})
 	}
-	writeJSON(w, map[string]any{"nodeToLabels": map[string]any{"entry": entries}})
+	inner := map[string]any{}
+	if v := jerseyList(entries); v != nil {
+		inner["entry"] = v
+	}
+	writeJSON(w, map[string]any{"nodeToLabels": inner})
+}
+
+// labelMappings serves /ws/v1/cluster/label-mappings (labels to nodes;
+// recorded: {"labelsToNodes":{"entry":{"key":{"name":"gpu",...},
+// "value":{"nodes":"gpunode:45451"}}}}).
+func (h *handler) labelMappings(w http.ResponseWriter, r *http.Request) {
+	want := map[string]bool{}
+	for _, l := range r.URL.Query()["labels"] {
+		want[l] = true
+	}
+	byLabel := map[string][]string{}
+	for _, n := range h.s.Nodes() {
+		for _, l := range n.Labels {
+			byLabel[l] = append(byLabel[l], n.ID)
+		}
+	}
+	var entries []map[string]any
+	for _, l := range h.s.Labels() {
+		if len(byLabel[l.Name]) == 0 || (len(want) > 0 && !want[l.Name]) {
+			continue
+		}
+		entries = append(entries, map[string]any{"key": h.labelInfos([]string{l.Name})[0],
+			"value": map[string]any{"nodes": jerseyList(byLabel[l.Name])}})
+	}
+	inner := map[string]any{}
+	if v := jerseyList(entries); v != nil {
+		inner["entry"] = v
+	}
+	writeJSON(w, map[string]any{"labelsToNodes": inner})
+}
+
+// webAppNotFound is the RM web app's HTML 404 for a path no REST resource
+// serves (recorded for /ws/v1/cluster/get-labels-to-nodes).
+func webAppNotFound(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html;charset=utf-8")
+	w.WriteHeader(http.StatusNotFound)
+	fmt.Fprintf(w, "<!DOCTYPE html PUBLIC \"-//W3C//DTD HTML 4.01//EN\" \"http://www.w3.org/TR/html4/strict.dtd\">\n<html>\n  <title>\n    Sorry, got error 404\n  </title>\n"+
+		"  <div id=\"msg\">\n    <h1>\n      Sorry, got error 404\n    </h1>\n    <pre>org.apache.hadoop.yarn.webapp.WebAppException: %s: controller for v1 not found\n</pre>\n  </div>\n</html>\n",
+		html.EscapeString(strings.TrimPrefix(r.URL.Path, "/ws")))
 }
 
 func (h *handler) addNodeLabels(w http.ResponseWriter, r *http.Request) {
@@ -234,90 +319,6 @@ func (h *handler) replaceNodeToLabels(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-const notMutable = "Configuration change only supported by MutableConfScheduler."
-
-// notMutableValidate is RMWebServices.validateAndGetSchedulerConfiguration's.
-const notMutableValidate = "Configuration change validation only supported by MutableConfScheduler."
-
-// schedConf serves GET and PUT /ws/v1/cluster/scheduler-conf.
-func (h *handler) schedConf(w http.ResponseWriter, r *http.Request) {
-	if !method(w, r, http.MethodGet, http.MethodPut) || !h.authorizeWrite(w, r, true) {
-		return
-	}
-	if !h.o.MutableConfStore {
-		plain(w, http.StatusBadRequest, notMutable)
-		return
-	}
-	if r.Method == http.MethodGet {
-		conf, _ := h.s.SchedulerConf()
-		b, err := conf.MarshalJSONConfInfo()
-		if err != nil {
-			plain(w, http.StatusInternalServerError, err.Error())
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(b)
-		return
-	}
-	m, ok := h.readMutation(w, r)
-	if !ok {
-		return
-	}
-	if _, err := h.s.MutateConf(m, false); err != nil {
-		plain(w, http.StatusBadRequest, "Failed to re-init queues : "+err.Error())
-		return
-	}
-	plain(w, http.StatusOK, "Configuration change successfully applied.")
-}
-
-func (h *handler) readMutation(w http.ResponseWriter, r *http.Request) (schedconf.Mutation, bool) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
-	if err != nil {
-		plain(w, http.StatusBadRequest, "read body: "+err.Error())
-		return schedconf.Mutation{}, false
-	}
-	m, err := schedconf.ParseMutation(body, r.Header.Get("Content-Type"))
-	if err != nil {
-		plain(w, http.StatusBadRequest, err.Error())
-		return m, false
-	}
-	return m, true
-}
-
-func (h *handler) schedConfValidate(w http.ResponseWriter, r *http.Request) {
-	if !method(w, r, http.MethodPost) || !h.authorizeWrite(w, r, true) {
-		return
-	}
-	if !h.o.MutableConfStore {
-		plain(w, http.StatusBadRequest, notMutableValidate)
-		return
-	}
-	m, ok := h.readMutation(w, r)
-	if !ok {
-		return
-	}
-	conf, err := h.s.MutateConf(m, true)
-	if err != nil {
-		plain(w, http.StatusBadRequest, "CapacityScheduler configuration validation failed:"+err.Error())
-		return
-	}
-	b, _ := conf.MarshalJSONConfInfo()
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(b)
-}
-
-func (h *handler) schedConfVersion(w http.ResponseWriter, r *http.Request) {
-	if !method(w, r, http.MethodGet) || !h.authorizeWrite(w, r, true) {
-		return
-	}
-	if !h.o.MutableConfStore {
-		plain(w, http.StatusBadRequest, notMutable)
-		return
-	}
-	_, v := h.s.SchedulerConf()
-	writeJSON(w, map[string]any{"versionID": v})
-}
-
 // scheduler serves /ws/v1/cluster/scheduler: the CapacityScheduler tree.
 func (h *handler) scheduler(w http.ResponseWriter, r *http.Request) {
 	conf, _ := h.s.SchedulerConf()
@@ -332,12 +333,124 @@ func (h *handler) scheduler(w http.ResponseWriter, r *http.Request) {
 		parts = append(parts, p)
 	}
 	sort.Strings(parts)
-	root := h.queueInfo(tree.Root, parts, totals)
+	apps := h.s.Apps()
+	root := h.queueInfo(tree.Root, parts, totals, conf, apps)
 	root["type"] = "capacityScheduler"
+	root["maximumAllocation"] = toResourceInfo(h.maximumAllocation())
+	root["queueAcls"] = queueAcls(conf, "root")
+	// CapacitySchedulerHealthInfo: the scheduler's last operations; the
+	// mini cluster does not track them (N/A and zero counts, the values a
+	// real RM shows before the first allocation).
+	var ops, details []map[string]any
+	for _, op := range []string{"last-allocation", "last-release", "last-preemption", "last-reservation"} {
+		ops = append(ops, map[string]any{"operation": op, "nodeId": "N/A", "containerId": "N/A", "queue": "N/A"})
+	}
+	for _, op := range []string{"releases", "allocations", "reservations"} {
+		details = append(details, map[string]any{"operation": op, "count": 0, "resources": toResourceInfo(Resource{})})
+	}
+	root["health"] = map[string]any{"lastrun": ms(h.s.Now()), "operationsInfo": ops, "lastRunDetails": details}
+	if h.o.is33() { // 3.3's root (CapacitySchedulerInfo) has only these
+		keep := map[string]bool{"capacities": true, "capacity": true, "health": true, "isAbsoluteResource": true, "maxCapacity": true,
+			"maximumAllocation": true, "orderingPolicyInfo": true, "queueAcls": true, "queueName": true, "queuePriority": true,
+			"queues": true, "type": true, "usedCapacity": true}
+		for k := range root {
+			if !keep[k] {
+				delete(root, k)
+			}
+		}
+	}
 	writeJSON(w, map[string]any{"scheduler": map[string]any{"schedulerInfo": root}})
 }
 
-func (h *handler) queueInfo(q *schedconf.Queue, parts []string, totals map[string]Resource) map[string]any {
+// floatPct writes a percentage the way the RM does: QueueCapacities keeps
+// fractions as Java floats and the DAO multiplies by 100 in float, so a
+// capacity set to 60 reads 60.000004 (recorded); printed as Java prints a
+// float (shortest digits, ".0" for whole numbers).
+func floatPct(pct float64) json.Number {
+	f := float32(pct / 100)
+	v := f * 100
+	if pct == -1 { // weight -1 and the like are set as is
+		v = -1
+	}
+	s := strconv.FormatFloat(float64(v), 'f', -1, 32)
+	if !strings.ContainsAny(s, ".eE") {
+		s += ".0"
+	}
+	return json.Number(s)
+}
+
+// maximumAllocation is the largest container the scheduler grants: the
+// largest running node (the RM caps yarn.scheduler.maximum-allocation-mb at
+// it; recorded 4096 on 4096 MB nodes).
+func (h *handler) maximumAllocation() Resource {
+	var m Resource
+	for _, n := range h.s.Nodes() {
+		if n.State == "RUNNING" && n.Total.MemoryMB > m.MemoryMB {
+			m = n.Total
+		}
+	}
+	return m
+}
+
+// queueAcls are a queue's ACLs ("*", the default, unless configured).
+func queueAcls(conf schedconf.Conf, path string) map[string]any {
+	acl := func(key string) string {
+		if v, ok := conf[schedconf.Key(path, key)]; ok {
+			return v
+		}
+		return "*"
+	}
+	return map[string]any{"queueAcl": []map[string]string{{"accessType": "ADMINISTER_QUEUE", "accessControlList": acl("acl_administer_queue")},
+		{"accessType": "SUBMIT_APP", "accessControlList": acl("acl_submit_applications")},
+		{"accessType": "APPLICATION_MAX_PRIORITY", "accessControlList": acl("acl_application_max_priority")}}}
+}
+
+// queueUsers is a leaf's users with running apps and what they hold.
+func queueUsers(path string, apps []App) any {
+	type usage struct {
+		used, am        Resource
+		active, pending int
+	}
+	byUser := map[string]*usage{}
+	var names []string
+	for _, a := range apps {
+		if a.Queue != path || !a.FinishedTime.IsZero() {
+			continue
+		}
+		u := byUser[a.User]
+		if u == nil {
+			u = &usage{}
+			byUser[a.User] = u
+			names = append(names, a.User)
+		}
+		for _, p := range a.ByPartition {
+			u.used = addResource(u.used, p.Used)
+			u.am = addResource(u.am, p.AMUsed)
+		}
+		if a.State == "RUNNING" {
+			u.active++
+		} else {
+			u.pending++
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	var out []map[string]any
+	for _, n := range names {
+		u := byUser[n]
+		out = append(out, map[string]any{"username": n, "resourcesUsed": toResourceInfo(u.used), "numActiveApplications": u.active,
+			"numPendingApplications": u.pending, "AMResourceUsed": toResourceInfo(u.am), "userResourceLimit": toResourceInfo(u.used),
+			"userWeight": 1.0, "isActive": u.active > 0,
+			"resources": map[string]any{"resourceUsagesByPartition": []map[string]any{{"partitionName": "", "used": toResourceInfo(u.used),
+				"reserved": toResourceInfo(Resource{}), "pending": toResourceInfo(Resource{}), "amUsed": toResourceInfo(u.am),
+				"amLimit": toResourceInfo(Resource{}), "userAmLimit": toResourceInfo(Resource{})}}}})
+	}
+	return map[string]any{"user": out}
+}
+
+func (h *handler) queueInfo(q *schedconf.Queue, parts []string, totals map[string]Resource, conf schedconf.Conf, apps []App) map[string]any {
 	rt := h.s.QueueRuntime(q.Path)
 	pct := func(p string, m map[string]schedconf.CapacityValue, def float64) float64 {
 		if v, ok := m[p]; ok && v.Mode == schedconf.ModePercentage {
@@ -375,14 +488,15 @@ func (h *handler) queueInfo(q *schedconf.Queue, parts []string, totals map[strin
 		eff := func(f float64) resourceInfo {
 			return toResourceInfo(Resource{MemoryMB: int64(f * float64(t.MemoryMB)), VCores: int64(f * float64(t.VCores)), GPUs: int64(f * float64(t.GPUs))})
 		}
-		byPart = append(byPart, map[string]any{"partitionName": p, "capacity": pct(p, q.Capacity, 0), "usedCapacity": used,
-			"maxCapacity": pct(p, q.MaxCapacity, 100), "absoluteCapacity": 100 * q.AbsCapacity[p], "absoluteUsedCapacity": absUsed,
-			"absoluteMaxCapacity": 100 * q.AbsMaxCapacity[p], "maxAMLimitPercentage": 100 * q.MaxAMResourcePercent,
+		byPart = append(byPart, map[string]any{"partitionName": p, "capacity": floatPct(pct(p, q.Capacity, 0)), "usedCapacity": floatPct(used),
+			"maxCapacity": floatPct(pct(p, q.MaxCapacity, 100)), "absoluteCapacity": floatPct(100 * q.AbsCapacity[p]), "absoluteUsedCapacity": floatPct(absUsed),
+			"absoluteMaxCapacity": floatPct(100 * q.AbsMaxCapacity[p]), "maxAMLimitPercentage": 100 * q.MaxAMResourcePercent,
 			"weight": weight, "normalizedWeight": 0, "configuredMinResource": toResourceInfo(Resource{}),
 			"configuredMaxResource": toResourceInfo(Resource{}), "effectiveMinResource": eff(q.AbsCapacity[p]), "effectiveMaxResource": eff(q.AbsMaxCapacity[p])})
 		u := rt.ByPartition[p]
 		usages = append(usages, map[string]any{"partitionName": p, "used": toResourceInfo(u.Used), "reserved": toResourceInfo(Resource{}),
-			"pending": toResourceInfo(u.Pending), "amUsed": toResourceInfo(u.AMUsed), "amLimit": eff(q.AbsCapacity[p] * q.MaxAMResourcePercent)})
+			"pending": toResourceInfo(u.Pending), "amUsed": toResourceInfo(u.AMUsed), "amLimit": eff(q.AbsCapacity[p] * q.MaxAMResourcePercent),
+			"userAmLimit": eff(q.AbsCapacity[p] * q.MaxAMResourcePercent)})
 	}
 	used, absUsed := usedPct("")
 	mode := "percentage"
@@ -402,9 +516,9 @@ func (h *handler) queueInfo(q *schedconf.Queue, parts []string, totals map[strin
 		labels = nil
 	}
 	info := map[string]any{
-		"queueName": q.Name, "queuePath": q.Path, "capacity": pct("", q.Capacity, 0), "usedCapacity": used,
-		"maxCapacity": pct("", q.MaxCapacity, 100), "absoluteCapacity": 100 * q.AbsCapacity[""], "absoluteMaxCapacity": 100 * q.AbsMaxCapacity[""],
-		"absoluteUsedCapacity": absUsed, "numApplications": rt.NumApplications, "state": q.State, "mode": mode,
+		"queueName": q.Name, "queuePath": q.Path, "capacity": floatPct(pct("", q.Capacity, 0)), "usedCapacity": floatPct(used),
+		"maxCapacity": floatPct(pct("", q.MaxCapacity, 100)), "absoluteCapacity": floatPct(100 * q.AbsCapacity[""]), "absoluteMaxCapacity": floatPct(100 * q.AbsMaxCapacity[""]),
+		"absoluteUsedCapacity": floatPct(absUsed), "numApplications": rt.NumApplications, "state": q.State, "mode": mode,
 		"weight": -1, "normalizedWeight": 0, "nodeLabels": labels, "defaultNodeLabelExpression": q.DefaultLabelExpression,
 		"resourcesUsed": toResourceInfo(totalUsed), "capacities": map[string]any{"queueCapacitiesByPartition": byPart},
 		"resources": map[string]any{"resourceUsagesByPartition": usages}, "queuePriority": 0, "orderingPolicyInfo": q.OrderingPolicy,
@@ -430,13 +544,45 @@ func (h *handler) queueInfo(q *schedconf.Queue, parts []string, totals map[strin
 		info["defaultPriority"] = q.DefaultAppPriority
 		info["preemptionDisabled"] = true
 		info["intraQueuePreemptionDisabled"] = true
+		pendingContainers := 0
+		for _, a := range apps {
+			if a.Queue == q.Path && a.FinishedTime.IsZero() {
+				for _, u := range a.ByPartition {
+					pendingContainers += u.PendingContainers
+				}
+			}
+		}
+		t := totals[""]
+		amLimit := toResourceInfo(Resource{MemoryMB: int64(q.AbsCapacity[""] * q.MaxAMResourcePercent * float64(t.MemoryMB)), VCores: 1})
+		info["users"] = queueUsers(q.Path, apps)
+		info["allocatedContainers"], info["reservedContainers"], info["pendingContainers"] = containers, 0, pendingContainers
+		info["AMResourceLimit"], info["userAMResourceLimit"] = amLimit, amLimit
+		info["usedAMResource"] = toResourceInfo(rt.ByPartition[""].AMUsed)
+		info["configuredMaxAMResourceLimit"] = q.MaxAMResourcePercent
+		info["isAutoCreatedLeafQueue"] = false
+		info["maxApplicationLifetime"], info["defaultApplicationLifetime"] = -1, -1
 	} else {
 		info["queueType"] = "parent"
 		var children []map[string]any
 		for _, c := range q.Children {
-			children = append(children, h.queueInfo(c, parts, totals))
+			children = append(children, h.queueInfo(c, parts, totals, conf, apps))
 		}
 		info["queues"] = map[string]any{"queue": children}
+	}
+	t := totals[""]
+	info["queueAcls"] = queueAcls(conf, q.Path)
+	info["maximumAllocation"] = toResourceInfo(h.maximumAllocation())
+	info["minEffectiveCapacity"] = toResourceInfo(Resource{MemoryMB: int64(q.AbsCapacity[""] * float64(t.MemoryMB)), VCores: int64(q.AbsCapacity[""] * float64(t.VCores))})
+	info["maxEffectiveCapacity"] = toResourceInfo(Resource{MemoryMB: int64(q.AbsMaxCapacity[""] * float64(t.MemoryMB)), VCores: int64(q.AbsMaxCapacity[""] * float64(t.VCores))})
+	info["hideReservationQueues"], info["autoCreateChildQueueEnabled"], info["leafQueueTemplate"] = false, false, map[string]any{}
+	if h.o.is33() { // fields of the 3.4 DAO a 3.3 RM does not send (recorded)
+		for _, k := range []string{"queuePath", "queueType", "mode", "weight", "normalizedWeight", "creationMethod", "maxParallelApps"} {
+			delete(info, k)
+		}
+		for _, c := range byPart {
+			delete(c, "weight")
+			delete(c, "normalizedWeight")
+		}
 	}
 	return info
 }

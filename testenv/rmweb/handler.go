@@ -11,7 +11,11 @@ import (
 // New serves the RM, MR AM (behind /proxy/{appid}) and JobHistory REST APIs
 // for a State.
 func New(s State, o Options) http.Handler {
-	h := &handler{s: s, o: o}
+	return newHandler(&handler{s: s, o: o})
+}
+
+func newHandler(h *handler) http.Handler {
+	s := h.s
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws/v1/cluster", h.info)
 	mux.HandleFunc("/ws/v1/cluster/info", h.info)
@@ -20,6 +24,8 @@ func New(s State, o Options) http.Handler {
 	mux.HandleFunc("/ws/v1/cluster/nodes/", h.node)
 	mux.HandleFunc("/ws/v1/cluster/get-node-labels", h.getNodeLabels)
 	mux.HandleFunc("/ws/v1/cluster/get-node-to-labels", h.getNodeToLabels)
+	mux.HandleFunc("/ws/v1/cluster/label-mappings", h.labelMappings)
+	mux.HandleFunc("/ws/v1/cluster/get-labels-to-nodes", webAppNotFound)
 	mux.HandleFunc("/ws/v1/cluster/add-node-labels", h.addNodeLabels)
 	mux.HandleFunc("/ws/v1/cluster/remove-node-labels", h.removeNodeLabels)
 	mux.HandleFunc("/ws/v1/cluster/replace-node-to-labels", h.replaceNodeToLabels)
@@ -49,6 +55,19 @@ func New(s State, o Options) http.Handler {
 type handler struct {
 	s State
 	o Options
+	// appTrackingHost, when set, is the host:port of an app's trackingUrl
+	// (an HA pair: the RM that was active when the app started).
+	appTrackingHost func(a App) string
+}
+
+// trackingHost is the RM address an app's trackingUrl names.
+func (h *handler) trackingHost(a App, r *http.Request) string {
+	if h.appTrackingHost != nil {
+		if host := h.appTrackingHost(a); host != "" {
+			return host
+		}
+	}
+	return r.Host
 }
 
 // remoteError writes Hadoop's RemoteException JSON (GenericExceptionHandler).

@@ -1,15 +1,19 @@
 package rmweb
 
 import (
+	"fmt"
+	"html"
 	"net/http"
 	"sort"
 	"strings"
 )
 
 // proxy serves the MapReduce AM's REST API behind the RM web proxy:
-// /proxy/{appid}/ws/v1/mapreduce/... For a finished app the AM is gone; the
-// real proxy then sends the client to the history server, here a 404 so the
-// client falls back to JobHistory (documented deviation).
+// /proxy/{appid}/ws/v1/mapreduce/... For a finished app the AM is gone and
+// the proxy answers 302 to the JobHistory server's web page of the job
+// (recorded: text/html, Location
+// http://<jhs>/jobhistory/job/<job>/ws/v1/mapreduce/jobs — a web-UI path,
+// not the REST API).
 func (h *handler) proxy(w http.ResponseWriter, r *http.Request) {
 	rest := strings.TrimPrefix(r.URL.Path, "/proxy/")
 	appID, path, _ := strings.Cut(rest, "/")
@@ -19,7 +23,16 @@ func (h *handler) proxy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !a.FinishedTime.IsZero() {
-		notFound(w, "application "+appID+" has finished; its ApplicationMaster is gone, use the JobHistory server")
+		jhs := h.o.JobHistoryAddress
+		if jhs == "" {
+			jhs = r.Host
+		}
+		jobID := "job_" + strings.TrimPrefix(appID, "application_")
+		loc := "http://" + jhs + "/jobhistory/job/" + jobID + "/" + strings.TrimPrefix(path, "/")
+		w.Header().Set("Location", loc)
+		w.Header().Set("Content-Type", "text/html;charset=utf-8")
+		w.WriteHeader(http.StatusFound)
+		fmt.Fprintf(w, "<html>\n  <head>\n    <title>\n      Moved\n    </title>\n  </head>\n  <body>\n    <h1>\n      Moved\n    </h1>\n    <div>\n      Content has moved \n      <a href=\"%s\">here</a>\n    </div>\n  </body>\n</html>\n", html.EscapeString(loc))
 		return
 	}
 	j, ok := h.s.Job(appID)
@@ -41,8 +54,9 @@ func (h *handler) proxy(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) historyInfo(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, map[string]any{"historyInfo": map[string]any{"startedOn": ms(h.s.ClusterStarted()), "hadoopVersion": "3.4.1",
-		"hadoopBuildVersion": "3.4.1 (yarn-sidecar mini cluster stand-in)", "hadoopVersionBuiltOn": builtOn}})
+	_, build, _, on := h.o.buildVersion()
+	writeJSON(w, map[string]any{"historyInfo": map[string]any{"startedOn": ms(h.s.ClusterStarted()), "hadoopVersion": h.o.version(),
+		"hadoopBuildVersion": build, "hadoopVersionBuiltOn": on}})
 }
 
 // historyJobs serves /ws/v1/history/mapreduce/jobs with the user, state,
@@ -149,17 +163,24 @@ func (h *handler) jobInfo(j Job, full bool) map[string]any {
 	if !j.FinishTime.IsZero() {
 		end = j.FinishTime
 	}
-	info := map[string]any{"id": j.ID, "name": j.Name, "queue": strings.TrimPrefix(j.Queue, "root."), "user": j.User, "state": j.State,
-		"submitTime": ms(j.SubmitTime), "startTime": ms(j.StartTime), "finishTime": ms(j.FinishTime), "elapsedTime": end.Sub(j.StartTime).Milliseconds(),
-		"mapsTotal": mt, "mapsCompleted": mc, "reducesTotal": rt, "reducesCompleted": rc, "uberized": false, "diagnostics": ""}
+	// The recorded fields of each view: the AM's job has elapsedTime, no
+	// submitTime; JobHistory's job has submitTime, no elapsedTime; its jobs
+	// list neither uberized nor diagnostics. acls appear only with
+	// mapreduce.cluster.acls.enabled, off here as on the recorded cluster.
+	info := map[string]any{"id": j.ID, "name": j.Name, "queue": h.o.appQueue(j.Queue), "user": j.User, "state": j.State,
+		"startTime": ms(j.StartTime), "finishTime": ms(j.FinishTime),
+		"mapsTotal": mt, "mapsCompleted": mc, "reducesTotal": rt, "reducesCompleted": rc}
 	if j.FinishTime.IsZero() { // the AM's view (MapredAppMasterRest.md) adds the live counts
+		info["elapsedTime"] = end.Sub(j.StartTime).Milliseconds()
 		info["mapsRunning"], info["reducesRunning"] = mr, rr
 		info["mapsPending"], info["reducesPending"] = mt-mc-mr, rt-rc-rr
+	} else {
+		info["submitTime"] = ms(j.SubmitTime)
 	}
 	if !full {
 		return info
 	}
-	info["acls"] = []map[string]string{{"name": "mapreduce.job.acl-modify-job", "value": " "}, {"name": "mapreduce.job.acl-view-job", "value": " "}}
+	info["uberized"], info["diagnostics"] = false, ""
 	for typ, prefix := range map[string]string{"MAP": "Map", "REDUCE": "Reduce"} {
 		n := attempts[typ]
 		info["failed"+prefix+"Attempts"], info["killed"+prefix+"Attempts"], info["successful"+prefix+"Attempts"] = n["FAILED"], n["KILLED"], n["SUCCEEDED"]
@@ -203,6 +224,21 @@ func (h *handler) jobResource(w http.ResponseWriter, r *http.Request, j Job, res
 		return
 	}
 	switch parts[1] {
+	case "jobattempts":
+		// The MR AM's attempts: one, on the AM container (recorded). The
+		// AM links its NM's log page, JobHistory its own aggregated logs.
+		a, _ := h.s.App(j.AppID)
+		logs := "http://" + a.AMHostHTTPAddress + "/node/containerlogs/" + a.AMContainerID + "/" + j.User
+		if !j.FinishTime.IsZero() {
+			jhs := h.o.JobHistoryAddress
+			if jhs == "" {
+				jhs = r.Host
+			}
+			logs = "http://" + jhs + "/jobhistory/logs/" + a.AMNodeID + "/" + a.AMContainerID + "/" + j.ID + "/" + j.User
+		}
+		writeJSON(w, map[string]any{"jobAttempts": map[string]any{"jobAttempt": []map[string]any{{"nodeHttpAddress": a.AMHostHTTPAddress,
+			"nodeId": a.AMNodeID, "id": 1, "startTime": ms(a.LaunchTime), "containerId": a.AMContainerID, "logsLink": logs}}}})
+		return
 	case "counters":
 		writeJSON(w, map[string]any{"jobCounters": map[string]any{"id": j.ID, "counterGroup": counterGroups(j.Counters, "totalCounterValue")}})
 		return
@@ -290,8 +326,32 @@ func (h *handler) taskInfo(t Task) map[string]any {
 	if !t.StartTime.IsZero() {
 		el = end.Sub(t.StartTime).Milliseconds()
 	}
-	return map[string]any{"id": t.ID, "state": t.State, "type": t.Type, "successfulAttempt": t.SuccessfulAttempt, "progress": t.Progress,
+	info := map[string]any{"id": t.ID, "state": t.State, "type": t.Type, "successfulAttempt": t.SuccessfulAttempt, "progress": t.Progress,
 		"startTime": ms(t.StartTime), "finishTime": ms(t.FinishTime), "elapsedTime": el}
+	if t.FinishTime.IsZero() { // the AM's tasks carry their last status; JobHistory's do not
+		st := "NEW"
+		if n := len(t.Attempts); n > 0 {
+			st = attemptStatus(t.Attempts[n-1])
+		}
+		info["status"] = st
+	}
+	return info
+}
+
+// attemptStatus is a task attempt's status line. The real one is the
+// task's last progress report ("<split> > map", "Records R/W=12/1 >
+// reduce"); the mini cluster has no records to count, so it reports the
+// phase only — a stand-in with the same shape.
+func attemptStatus(at Attempt) string {
+	switch {
+	case at.State == "NEW" || at.State == "STARTING" || at.StartTime.IsZero():
+		return "NEW"
+	case at.State == "RUNNING" && at.Type == "MAP":
+		return "> map"
+	case at.State == "RUNNING":
+		return "> reduce"
+	}
+	return ""
 }
 
 func (h *handler) attemptInfo(at Attempt) map[string]any {
@@ -300,7 +360,7 @@ func (h *handler) attemptInfo(at Attempt) map[string]any {
 		el = ms(at.FinishTime) - ms(at.StartTime)
 	}
 	m := map[string]any{"id": at.ID, "rack": at.Rack, "state": at.State, "type": at.Type, "assignedContainerId": at.ContainerID,
-		"nodeHttpAddress": at.NodeHTTPAddress, "diagnostics": at.Diagnostics, "progress": at.Progress,
+		"nodeHttpAddress": at.NodeHTTPAddress, "diagnostics": at.Diagnostics, "progress": at.Progress, "status": attemptStatus(at),
 		"startTime": ms(at.StartTime), "finishTime": ms(at.FinishTime), "elapsedTime": el}
 	if at.Type == "REDUCE" { // ReduceTaskAttemptInfo: every phase, 0 until it ended
 		start, shuffle, merge, finish := ms(at.StartTime), ms(at.ShuffleFinish), ms(at.MergeFinish), ms(at.FinishTime)

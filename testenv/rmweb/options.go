@@ -9,6 +9,11 @@ type Options struct {
 	// is memory/leveldb/zk/fs; false (the default "file" store) makes every
 	// scheduler-conf endpoint answer 400 as Hadoop does.
 	MutableConfStore bool
+	// ValidateBrokenAsLevelDB makes POST /scheduler-conf/validate fail for
+	// every body, valid or not, the way a real RM with the leveldb store does
+	// (the validator opens the store a second time and hits its lock); PUT
+	// still works. Recorded on 3.3.6; the code is the same in 3.4.
+	ValidateBrokenAsLevelDB bool
 	// RequireUser makes write endpoints answer 401 without ?user.name=
 	// (simple auth); AdminUsers, when non-empty, is yarn.admin.acl (403 for
 	// others on admin endpoints).
@@ -16,6 +21,15 @@ type Options struct {
 	AdminUsers  []string
 	// MaxAppPriority is yarn.cluster.max-application-priority.
 	MaxAppPriority int
-	// HAState is reported in clusterInfo (ACTIVE, STANDBY).
+	// HAState is reported in clusterInfo (ACTIVE, STANDBY). An HA pair is
+	// served by NewHAPair, which sets it per RM.
 	HAState string
+	// HadoopVersion selects the release whose wire details are served where
+	// releases differ (messages, app queue names, weight mode): Hadoop336 or
+	// Hadoop341; "" is DefaultHadoopVersion.
+	HadoopVersion string
+	// JobHistoryAddress is host:port of the JobHistory server, used in the
+	// AM proxy's redirect for finished apps; "" means the host the request
+	// came to (the mini cluster serves JobHistory on the RM's port).
+	JobHistoryAddress string
 }

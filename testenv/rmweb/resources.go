@@ -53,8 +53,16 @@ type nodeInfo struct {
 	TotalResource         resourceInfo `json:"totalResource"`
 
 	// ResourceUtilization is the NM's measured use (3.x node object); the
-	// mini cluster measures none.
-	ResourceUtilization resourceUtilization `json:"resourceUtilization"`
+	// mini cluster measures none (0), nor runs opportunistic containers.
+	ResourceUtilization        resourceUtilization `json:"resourceUtilization"`
+	MemUtilization             float64             `json:"memUtilization"`
+	CPUUtilization             float64             `json:"cpuUtilization"`
+	NumRunningOpportContainers int                 `json:"numRunningOpportContainers"`
+	UsedMemoryOpportGB         int64               `json:"usedMemoryOpportGB"`
+	UsedVirtualCoresOpport     int64               `json:"usedVirtualCoresOpport"`
+	NumQueuedContainers        int                 `json:"numQueuedContainers"`
+	AllocationTags             map[string]any      `json:"allocationTags"`
+	NodeAttributesInfo         map[string]any      `json:"nodeAttributesInfo"`
 }
 
 type resourceUtilization struct {
@@ -66,53 +74,60 @@ type resourceUtilization struct {
 	ContainersCPUUsage                   float64 `json:"containersCPUUsage"`
 }
 
-func toNodeInfo(n Node) nodeInfo {
+func toNodeInfo(n Node, version string) nodeInfo {
 	avail := Resource{MemoryMB: n.Total.MemoryMB - n.Used.MemoryMB, VCores: n.Total.VCores - n.Used.VCores, GPUs: n.Total.GPUs - n.Used.GPUs}
 	return nodeInfo{Rack: n.Rack, State: n.State, ID: n.ID, NodeHostName: n.Host, NodeHTTPAddress: n.HTTPAddress,
-		LastHealthUpdate: ms(n.LastHealth), Version: "3.4.1", HealthReport: n.Health, NumContainers: n.Containers,
+		LastHealthUpdate: ms(n.LastHealth), Version: version, HealthReport: n.Health, NumContainers: n.Containers,
 		UsedMemoryMB: n.Used.MemoryMB, AvailMemoryMB: avail.MemoryMB, UsedVirtualCores: n.Used.VCores, AvailableVirtualCores: avail.VCores,
+		AllocationTags: map[string]any{}, NodeAttributesInfo: map[string]any{},
 		NodeLabels: n.Labels, UsedResource: toResourceInfo(n.Used), AvailableResource: toResourceInfo(avail), TotalResource: toResourceInfo(n.Total)}
 }
 
 type appInfo struct {
-	ID                         string         `json:"id"`
-	User                       string         `json:"user"`
-	Name                       string         `json:"name"`
-	Queue                      string         `json:"queue"`
-	State                      string         `json:"state"`
-	FinalStatus                string         `json:"finalStatus"`
-	Progress                   float64        `json:"progress"`
-	TrackingUI                 string         `json:"trackingUI"`
-	TrackingURL                string         `json:"trackingUrl"`
-	Diagnostics                string         `json:"diagnostics"`
-	ClusterID                  int64          `json:"clusterId"`
-	ApplicationType            string         `json:"applicationType"`
-	ApplicationTags            string         `json:"applicationTags"`
-	Priority                   int            `json:"priority"`
-	StartedTime                int64          `json:"startedTime"`
-	LaunchTime                 int64          `json:"launchTime"`
-	FinishedTime               int64          `json:"finishedTime"`
-	ElapsedTime                int64          `json:"elapsedTime"`
-	AMContainerLogs            string         `json:"amContainerLogs,omitempty"`
-	AMHostHTTPAddress          string         `json:"amHostHttpAddress,omitempty"`
-	MasterNodeID               string         `json:"masterNodeId,omitempty"`
-	AllocatedMB                int64          `json:"allocatedMB"`
-	AllocatedVCores            int64          `json:"allocatedVCores"`
-	ReservedMB                 int64          `json:"reservedMB"`
-	ReservedVCores             int64          `json:"reservedVCores"`
-	RunningContainers          int            `json:"runningContainers"`
-	MemorySeconds              int64          `json:"memorySeconds"`
-	VcoreSeconds               int64          `json:"vcoreSeconds"`
-	QueueUsagePercentage       float64        `json:"queueUsagePercentage"`
-	ClusterUsagePercentage     float64        `json:"clusterUsagePercentage"`
-	ResourceSecondsMap         map[string]any `json:"resourceSecondsMap"`
-	PreemptedResourceMB        int64          `json:"preemptedResourceMB"`
-	PreemptedResourceVCores    int64          `json:"preemptedResourceVCores"`
-	NumNonAMContainerPreempted int            `json:"numNonAMContainerPreempted"`
-	NumAMContainerPreempted    int            `json:"numAMContainerPreempted"`
-	LogAggregationStatus       string         `json:"logAggregationStatus"`
-	UnmanagedApplication       bool           `json:"unmanagedApplication"`
-	AppNodeLabelExpression     string         `json:"appNodeLabelExpression,omitempty"`
-	AMNodeLabelExpression      string         `json:"amNodeLabelExpression"`
-	ResourceInfo               map[string]any `json:"resourceInfo,omitempty"`
+	ID                          string           `json:"id"`
+	User                        string           `json:"user"`
+	Name                        string           `json:"name"`
+	Queue                       string           `json:"queue"`
+	State                       string           `json:"state"`
+	FinalStatus                 string           `json:"finalStatus"`
+	Progress                    float64          `json:"progress"`
+	TrackingUI                  string           `json:"trackingUI"`
+	TrackingURL                 string           `json:"trackingUrl"`
+	Diagnostics                 string           `json:"diagnostics"`
+	ClusterID                   int64            `json:"clusterId"`
+	ApplicationType             string           `json:"applicationType"`
+	ApplicationTags             string           `json:"applicationTags"`
+	Priority                    int              `json:"priority"`
+	StartedTime                 int64            `json:"startedTime"`
+	LaunchTime                  int64            `json:"launchTime"`
+	FinishedTime                int64            `json:"finishedTime"`
+	ElapsedTime                 int64            `json:"elapsedTime"`
+	AMContainerLogs             string           `json:"amContainerLogs,omitempty"`
+	AMHostHTTPAddress           string           `json:"amHostHttpAddress,omitempty"`
+	AMRPCAddress                string           `json:"amRPCAddress,omitempty"`
+	MasterNodeID                string           `json:"masterNodeId,omitempty"`
+	AllocatedMB                 int64            `json:"allocatedMB"`
+	AllocatedVCores             int64            `json:"allocatedVCores"`
+	ReservedMB                  int64            `json:"reservedMB"`
+	ReservedVCores              int64            `json:"reservedVCores"`
+	RunningContainers           int              `json:"runningContainers"`
+	MemorySeconds               int64            `json:"memorySeconds"`
+	VcoreSeconds                int64            `json:"vcoreSeconds"`
+	QueueUsagePercentage        float64          `json:"queueUsagePercentage"`
+	ClusterUsagePercentage      float64          `json:"clusterUsagePercentage"`
+	ResourceSecondsMap          map[string]any   `json:"resourceSecondsMap"`
+	PreemptedResourceMB         int64            `json:"preemptedResourceMB"`
+	PreemptedResourceVCores     int64            `json:"preemptedResourceVCores"`
+	NumNonAMContainerPreempted  int              `json:"numNonAMContainerPreempted"`
+	NumAMContainerPreempted     int              `json:"numAMContainerPreempted"`
+	PreemptedMemorySeconds      int64            `json:"preemptedMemorySeconds"`
+	PreemptedVcoreSeconds       int64            `json:"preemptedVcoreSeconds"`
+	PreemptedResourceSecondsMap map[string]any   `json:"preemptedResourceSecondsMap"`
+	LogAggregationStatus        string           `json:"logAggregationStatus"`
+	UnmanagedApplication        bool             `json:"unmanagedApplication"`
+	AppNodeLabelExpression      string           `json:"appNodeLabelExpression,omitempty"`
+	AMNodeLabelExpression       string           `json:"amNodeLabelExpression"`
+	ResourceRequests            []map[string]any `json:"resourceRequests,omitempty"`
+	ResourceInfo                map[string]any   `json:"resourceInfo,omitempty"`
+	Timeouts                    map[string]any   `json:"timeouts"`
 }

@@ -1,11 +1,17 @@
-// Package rmweb serves the mini cluster's REST APIs in Hadoop 3.4's wire
-// formats: the ResourceManager (/ws/v1/cluster/...), the MapReduce
+// Package rmweb serves the mini cluster's REST APIs as a real Hadoop RM
+// does: the ResourceManager (/ws/v1/cluster/...), the MapReduce
 // ApplicationMaster behind the RM web proxy (/proxy/{appid}/ws/v1/mapreduce/...)
-// and the JobHistory server (/ws/v1/history/mapreduce/...).
+// and the JobHistory server (/ws/v1/history/mapreduce/...), optionally as an
+// RM HA pair (HAPair).
 //
-// It is a stand-in for Hadoop's web services: field names, nesting, types,
-// status codes and error bodies follow ResourceManagerRest.md,
-// MapredAppMasterRest.md, HistoryServerRest.md and the RM's DAO classes.
+// It is a stand-in for Hadoop's web services. The recorded responses of a
+// real Hadoop 3.3.6 cluster (testdata/real-3.3.6) are the reference: field
+// names, nesting, JSON types (Jersey's one-element lists as objects, numbers
+// as strings), status codes, plain-text and error bodies are tested against
+// them key by key (real_test.go); where they say nothing, the RM's DAO
+// classes and ResourceManagerRest.md, MapredAppMasterRest.md and
+// HistoryServerRest.md. Options.HadoopVersion selects 3.3.6 or 3.4.1 where
+// the releases differ (dialect.go).
 // It renders whatever a State reports; the simulation lives in testenv.
 package rmweb
 
@@ -49,6 +55,9 @@ type QueueUsage struct {
 	Pending       Resource
 	AMUsed        Resource
 	NumContainers int
+	// PendingContainers is the number of containers asked for and not
+	// yet allocated (apps' view).
+	PendingContainers int
 }
 
 // QueueRuntime is what the scheduler knows of a queue beyond its conf.
@@ -84,8 +93,16 @@ type App struct {
 	AMNodeID            string
 	AMHostHTTPAddress   string
 	NodeLabelExpression string
-	AMContainerID       string
-	AttemptID           string // appattempt_..._000001
+	// AMLabelExpression is the partition the AM was asked in: the app's
+	// expression, else its queue's default-node-label-expression.
+	AMLabelExpression string
+	AMContainerID     string
+	AttemptID         string // appattempt_..._000001
+	// ByPartition is the app's use of each node-label partition ("" =
+	// default): used, pending asks, AM container (apps' resourceInfo).
+	ByPartition map[string]QueueUsage
+	// AMResource is the AM container's size.
+	AMResource Resource
 }
 
 // Job is the MapReduce job run by an application.
@@ -125,6 +142,8 @@ type Attempt struct {
 	NodeHTTPAddress string
 	Rack            string
 	ContainerID     string
+	NodeID          string   // NM id (host:port) of the attempt's container
+	Allocated       Resource // the attempt's container size
 	StartTime       time.Time
 	FinishTime      time.Time // zero while running
 	ShuffleFinish   time.Time // reduces

@@ -182,11 +182,7 @@ func (c *Cluster) expandJobs() []JobSpec {
 // setConf installs a validated configuration and re-parses the queue tree,
 // as the RM re-initialises its queues.
 func (c *Cluster) setConf(conf schedconf.Conf) error {
-	labels := make([]string, 0, len(c.labels))
-	for l := range c.labels {
-		labels = append(labels, l)
-	}
-	if err := schedconf.ValidateWithLabels(conf, labels); err != nil {
+	if err := schedconf.ValidateWithLabels(conf, c.acceptedLabels(conf)); err != nil {
 		return err
 	}
 	t, err := schedconf.ParseTree(conf)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/rmweb"
 )
 
 //go:embed scenarios/*.yaml
@@ -20,22 +22,29 @@ var scenarioFS embed.FS
 // Capacity Scheduler properties), job classes with their true speed per node
 // type, and job arrivals. Scenarios are data (testenv/sim/scenarios/*.yaml).
 type Scenario struct {
-	Name           string            `yaml:"name"`
-	Description    string            `yaml:"description"`
-	Seed           int64             `yaml:"seed"`
-	Start          time.Time         `yaml:"start"`
-	MaxAppPriority int               `yaml:"max_app_priority"`
-	BlockSizeMB    int64             `yaml:"block_size_mb"`
-	NoiseSigma     float64           `yaml:"noise_sigma"`
-	Bandwidth      Bandwidth         `yaml:"bandwidth_mb_per_s"`
-	Racks          int               `yaml:"racks"`
-	FileStore      bool              `yaml:"file_store"` // true: scheduler-conf not mutable
-	Labels         []LabelSpec       `yaml:"labels"`
-	NodeTypes      []NodeTypeSpec    `yaml:"node_types"`
-	Classes        []ClassSpec       `yaml:"classes"`
-	Conf           map[string]string `yaml:"conf"`
-	Jobs           []JobSpec         `yaml:"jobs"`
-	Generators     []GeneratorSpec   `yaml:"generators"`
+	Name           string    `yaml:"name"`
+	Description    string    `yaml:"description"`
+	Seed           int64     `yaml:"seed"`
+	Start          time.Time `yaml:"start"`
+	MaxAppPriority int       `yaml:"max_app_priority"`
+	BlockSizeMB    int64     `yaml:"block_size_mb"`
+	NoiseSigma     float64   `yaml:"noise_sigma"`
+	Bandwidth      Bandwidth `yaml:"bandwidth_mb_per_s"`
+	Racks          int       `yaml:"racks"`
+	FileStore      bool      `yaml:"file_store"` // true: scheduler-conf not mutable
+	// HadoopVersion is the release whose wire details the RM serves where
+	// releases differ: "3.3.6" or "3.4.1" (the default; rmweb.ParseHadoopVersion).
+	HadoopVersion string `yaml:"hadoop_version"`
+	// ConfStore is yarn.scheduler.configuration.store.class: file (as
+	// file_store: true), memory, fs, zk or leveldb; leveldb serves
+	// scheduler-conf/validate broken as a real leveldb store breaks it.
+	ConfStore  string            `yaml:"conf_store"`
+	Labels     []LabelSpec       `yaml:"labels"`
+	NodeTypes  []NodeTypeSpec    `yaml:"node_types"`
+	Classes    []ClassSpec       `yaml:"classes"`
+	Conf       map[string]string `yaml:"conf"`
+	Jobs       []JobSpec         `yaml:"jobs"`
+	Generators []GeneratorSpec   `yaml:"generators"`
 }
 
 // Bandwidth is the read rate of a map's input by locality (Lee §4.3.1.2 Tr).
@@ -166,6 +175,9 @@ func (sc *Scenario) defaults() {
 	if sc.Racks == 0 {
 		sc.Racks = 1
 	}
+	if sc.ConfStore == "file" {
+		sc.FileStore = true
+	}
 	for i := range sc.Classes {
 		c := &sc.Classes[i]
 		if c.MapMemoryMB == 0 {
@@ -221,6 +233,17 @@ func (sc *Scenario) validate() error {
 		if g.MapsMin <= 0 || g.MapsMax < g.MapsMin {
 			bad = append(bad, fmt.Sprintf("generators[%d]: needs 0 < maps_min <= maps_max", i))
 		}
+	}
+	if _, err := rmweb.ParseHadoopVersion(sc.HadoopVersion); err != nil {
+		bad = append(bad, err.Error())
+	}
+	switch sc.ConfStore {
+	case "", "file", "memory", "fs", "zk", "leveldb":
+		if sc.FileStore && sc.ConfStore != "" && sc.ConfStore != "file" {
+			bad = append(bad, fmt.Sprintf("conf_store %q contradicts file_store: true", sc.ConfStore))
+		}
+	default:
+		bad = append(bad, fmt.Sprintf("conf_store %q: want file, memory, fs, zk or leveldb", sc.ConfStore))
 	}
 	if len(sc.NodeTypes) == 0 {
 		bad = append(bad, "node_types: at least one is required")

@@ -10,8 +10,28 @@ import (
 
 // Handler serves the cluster's RM, AM-proxy and JobHistory REST APIs.
 func (c *Cluster) Handler() http.Handler {
-	return rmweb.New(c, rmweb.Options{ClusterTimestamp: c.clusterTS, MutableConfStore: !c.sc.FileStore,
-		MaxAppPriority: c.sc.MaxAppPriority, HAState: "ACTIVE"})
+	return rmweb.New(c, c.RMOptions())
+}
+
+// RMOptions are the RM web options the scenario asks for (conf store,
+// Hadoop version, priorities).
+func (c *Cluster) RMOptions() rmweb.Options {
+	return rmweb.Options{ClusterTimestamp: c.clusterTS, MutableConfStore: !c.sc.FileStore,
+		ValidateBrokenAsLevelDB: c.sc.ConfStore == "leveldb", HadoopVersion: c.sc.HadoopVersion,
+		MaxAppPriority: c.sc.MaxAppPriority, HAState: "ACTIVE"}
+}
+
+// StartHA serves the cluster as an RM HA pair (rm1 active, rm2 standby) on
+// loopback for a test; see rmweb.HAPair for failover. Both stop at the
+// test's end.
+func (c *Cluster) StartHA(t testing.TB) *rmweb.HAPair {
+	t.Helper()
+	p, err := rmweb.StartHAPair(c, c.RMOptions())
+	if err != nil {
+		t.Fatalf("start RM HA pair: %v", err)
+	}
+	t.Cleanup(p.Close)
+	return p
 }
 
 // TestCluster is a cluster served on a loopback httptest server.

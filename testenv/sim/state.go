@@ -199,10 +199,15 @@ func (c *Cluster) appView(a *app) rmweb.App {
 	v := rmweb.App{ID: a.id, User: a.user, Name: a.name, Queue: a.queue, State: a.state, FinalStatus: a.finalStatus,
 		ApplicationType: "MAPREDUCE", Tags: a.tags, Priority: a.priority, StartedTime: a.submit, LaunchTime: a.start,
 		FinishedTime: a.finish, Allocated: a.allocated, RunningContainers: a.containers, NodeLabelExpression: a.labelExpr,
-		AttemptID: fmt.Sprintf("appattempt_%d_%04d_000001", c.clusterTS, a.seq)}
+		AMLabelExpression: c.labelExpr(a),
+		AttemptID:         fmt.Sprintf("appattempt_%d_%04d_000001", c.clusterTS, a.seq)}
 	total := len(a.maps) + len(a.reduces)
 	if total > 0 {
 		v.Progress = 100 * float64(a.mapsDone+a.reducesDone) / float64(total)
+	}
+	if a.finish.IsZero() {
+		v.ByPartition = c.appPartitions(a)
+		v.AMResource = amResource
 	}
 	if a.amNode != nil {
 		v.AMNodeID = a.amNode.id
@@ -210,6 +215,36 @@ func (c *Cluster) appView(a *app) rmweb.App {
 		v.AMContainerID = fmt.Sprintf("container_%d_%04d_01_000001", c.clusterTS, a.seq)
 	}
 	return v
+}
+
+// appPartitions is a running app's use per partition: containers held,
+// asks pending (in the partition its asks go to) and the AM container.
+func (c *Cluster) appPartitions(a *app) map[string]rmweb.QueueUsage {
+	out := map[string]rmweb.QueueUsage{}
+	for p, used := range c.appUsageByPartition(a) {
+		u := out[p]
+		u.Used = used
+		out[p] = u
+	}
+	if a.amNode != nil {
+		u := out[a.amNode.label]
+		u.AMUsed = amResource
+		out[a.amNode.label] = u
+	}
+	if a.hasDemand() {
+		p := c.labelExpr(a)
+		u := out[p]
+		if a.amPending {
+			u.Pending = add(u.Pending, amResource)
+			u.PendingContainers++
+		} else {
+			n := int64(len(a.pendingMaps) + a.pendingReduces)
+			u.Pending = add(u.Pending, rmweb.Resource{MemoryMB: a.mapSize.MemoryMB * n, VCores: a.mapSize.VCores * n, GPUs: a.mapSize.GPUs * n})
+			u.PendingContainers += int(n)
+		}
+		out[p] = u
+	}
+	return out
 }
 
 // Apps implements rmweb.State.
@@ -294,7 +329,8 @@ func (c *Cluster) jobView(a *app) rmweb.Job {
 				av := rmweb.Attempt{ID: fmt.Sprintf("attempt_%d_%04d_%s_%06d_%d", c.clusterTS, a.seq, strings.ToLower(t.typ[:1]), t.idx, at.n),
 					Type: t.typ, State: at.state, NodeHTTPAddress: at.node.host + ":8042", Rack: at.node.rack,
 					ContainerID: fmt.Sprintf("container_%d_%04d_01_%06d", c.clusterTS, a.seq, 2+t.idx*4+at.n),
-					StartTime:   at.start, FinishTime: at.finish, ShuffleFinish: at.shuffleFinish, MergeFinish: at.mergeFinish,
+					NodeID:      at.node.id, Allocated: at.size,
+					StartTime: at.start, FinishTime: at.finish, ShuffleFinish: at.shuffleFinish, MergeFinish: at.mergeFinish,
 					Counters: map[string]int64{}}
 				if at.state == "SUCCEEDED" {
 					av.Progress = 100
@@ -339,11 +375,14 @@ func (c *Cluster) MutateConf(m schedconf.Mutation, validateOnly bool) (schedconf
 	if err != nil {
 		return nil, err
 	}
-	labels := make([]string, 0, len(c.labels))
-	for l := range c.labels {
-		labels = append(labels, l)
+	// An empty global-updates value leaves the key present as "" (only
+	// queue params are unset) — recorded on 3.3.6.
+	for k, v := range m.GlobalUpdates {
+		if v == "" {
+			next[k] = ""
+		}
 	}
-	if err := schedconf.ValidateWithLabels(next, labels); err != nil {
+	if err := schedconf.ValidateWithLabels(next, c.acceptedLabels(next)); err != nil {
 		return nil, err
 	}
 	if validateOnly {
@@ -354,6 +393,26 @@ func (c *Cluster) MutateConf(m schedconf.Mutation, validateOnly bool) (schedconf
 	}
 	c.version++
 	return next.Clone(), nil
+}
+
+// acceptedLabels are the cluster's labels plus those a queue's
+// accessible-node-labels names: the RM accepts a label that does not exist
+// there (recorded on 3.3.6: gpu,fpga → 200), capacities for it included.
+func (c *Cluster) acceptedLabels(conf schedconf.Conf) []string {
+	labels := make([]string, 0, len(c.labels))
+	for l := range c.labels {
+		labels = append(labels, l)
+	}
+	for k, v := range conf {
+		if strings.HasSuffix(k, ".accessible-node-labels") {
+			for _, l := range strings.Split(v, ",") {
+				if l = strings.TrimSpace(l); l != "" {
+					labels = append(labels, l)
+				}
+			}
+		}
+	}
+	return labels
 }
 
 // SetAppPriority implements rmweb.State.

@@ -11,10 +11,24 @@ import (
 // appends a leaf to its parent's queues list and sets its params (a parent
 // added in the same request is allowed); update-queue sets params relative to
 // the queue, an empty value unsetting the key; remove-queue drops a STOPPED
-// queue and its keys; global-updates set full keys. Apply does not check
-// capacities: call Validate on the result, as the RM re-initialises its
-// queues in the same transaction.
-func (c Conf) Apply(m Mutation) (Conf, error) {
+// queue and its keys; global-updates set full keys, an empty value leaving
+// the key present as "" (recorded on Hadoop 3.3.6: only queue params are
+// unset by an empty value). Apply does not check capacities: call Validate
+// on the result, as the RM re-initialises its queues in the same
+// transaction.
+//
+// Apply is stricter than Hadoop in one place: an update-queue of a queue
+// that does not exist is an error (3.3.6 accepts it and writes the
+// property; see ApplyAsHadoop and CheckMutation).
+func (c Conf) Apply(m Mutation) (Conf, error) { return c.apply(m, true) }
+
+// ApplyAsHadoop is Apply as Hadoop 3.3.6 really behaves: an update-queue of
+// a queue that is not in the tree is accepted and its params are written
+// (recorded: update-queue root.nosuch capacity=10 → 200, property written).
+// It is the RM's model for the mini cluster, never the sidecar's.
+func (c Conf) ApplyAsHadoop(m Mutation) (Conf, error) { return c.apply(m, false) }
+
+func (c Conf) apply(m Mutation, strict bool) (Conf, error) {
 	out := c.Clone()
 	var exists func(path string) bool
 	exists = func(path string) bool {
@@ -49,7 +63,7 @@ func (c Conf) Apply(m Mutation) (Conf, error) {
 	}
 	for _, uq := range m.UpdateQueue {
 		path := strings.TrimSpace(uq.Queue)
-		if !exists(path) {
+		if strict && !exists(path) {
 			return nil, fmt.Errorf("update-queue %s: queue does not exist", path)
 		}
 		setParams(out, path, uq.Params)
@@ -82,11 +96,7 @@ func (c Conf) Apply(m Mutation) (Conf, error) {
 		}
 	}
 	for _, k := range sortedKeys(m.GlobalUpdates) {
-		if v := m.GlobalUpdates[k]; v == "" {
-			delete(out, k)
-		} else {
-			out[k] = v
-		}
+		out[k] = m.GlobalUpdates[k] // "" stays present as "" (Hadoop 3.3.6)
 	}
 	return out, nil
 }

@@ -7,8 +7,9 @@
 // ParentQueue.setChildQueues, CapacitySchedulerConfiguration).
 //
 // It is pure: the mini cluster uses it as its RM's validator and queue
-// model, and the sidecar uses it to validate a plan locally before it asks
-// the RM's own POST /scheduler-conf/validate.
+// model (ApplyAsHadoop is the RM's own, lenient behaviour), and the sidecar
+// uses it to validate a plan locally (Apply, CheckMutation, Validate) before
+// it asks the RM's own POST /scheduler-conf/validate.
 package schedconf
 
 // Prefix starts every Capacity Scheduler property.

@@ -47,18 +47,54 @@ func LoadInBrowser(t testing.TB, chromium, url string) (dom, screenshot string) 
 	return string(out), screenshot
 }
 
-var pointsRe = regexp.MustCompile(`<canvas[^>]*?id="([^"]+)"[^>]*?data-points="(\d+)"|<canvas[^>]*?data-points="(\d+)"[^>]*?id="([^"]+)"`)
+var (
+	canvasRe = regexp.MustCompile(`<canvas\b[^>]*>`)
+	attrRe   = regexp.MustCompile(`([a-z-]+)="([^"]*)"`)
+	errorsRe = regexp.MustCompile(`<html\b[^>]*\bdata-errors="([^"]*)"`)
+)
 
-// ChartPoints maps each canvas id to the data points its chart drew, as the
-// page's script recorded them after Chart.js ran.
-func ChartPoints(dom string) map[string]int {
-	out := map[string]int{}
-	for _, m := range pointsRe.FindAllStringSubmatch(dom, -1) {
-		id, n := m[1], m[2]
-		if id == "" {
-			id, n = m[4], m[3]
+// Chart is what one chart drew, as the page's script recorded it on its
+// canvas after Chart.js ran: the data points and the range of the values.
+type Chart struct {
+	Points   int
+	Min, Max float64
+}
+
+// Charts maps each canvas id to what its chart drew.
+func Charts(dom string) map[string]Chart {
+	out := map[string]Chart{}
+	for _, tag := range canvasRe.FindAllString(dom, -1) {
+		attrs := map[string]string{}
+		for _, m := range attrRe.FindAllStringSubmatch(tag, -1) {
+			attrs[m[1]] = m[2]
 		}
-		out[id], _ = strconv.Atoi(n)
+		id := attrs["id"]
+		if id == "" {
+			continue
+		}
+		var c Chart
+		c.Points, _ = strconv.Atoi(attrs["data-points"])
+		c.Min, _ = strconv.ParseFloat(attrs["data-min"], 64)
+		c.Max, _ = strconv.ParseFloat(attrs["data-max"], 64)
+		out[id] = c
 	}
 	return out
+}
+
+// ChartPoints maps each canvas id to the data points its chart drew.
+func ChartPoints(dom string) map[string]int {
+	out := map[string]int{}
+	for id, c := range Charts(dom) {
+		out[id] = c.Points
+	}
+	return out
+}
+
+// ScriptErrors returns the errors the page's scripts raised ("" = none), as
+// its window error handler recorded them on <html data-errors>.
+func ScriptErrors(dom string) string {
+	if m := errorsRe.FindStringSubmatch(dom); m != nil {
+		return m[1]
+	}
+	return ""
 }

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
+)
+
+// brokenValidate answers every POST .../scheduler-conf/validate the way a
+// real Hadoop 3.3.6 RM on a leveldb store does (testdata/validate_leveldb.body:
+// HTTP 400, the lock error, plain text under a JSON content type) and passes
+// everything else to the mini RM. A stand-in for the mini cluster's own
+// leveldb scenario option, which another change adds.
+type brokenValidate struct {
+	next      http.Handler
+	body      []byte
+	validates atomic.Int64
+	puts      atomic.Int64
+}
+
+func (b *brokenValidate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/scheduler-conf/validate"):
+		b.validates.Add(1)
+		w.Header().Set("Content-Type", "application/json;charset=utf-8")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(b.body)
+		return
+	case r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/scheduler-conf"):
+		b.puts.Add(1)
+	}
+	b.next.ServeHTTP(w, r)
+}
+
+// syncBuffer is a bytes.Buffer safe for the process's writer goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestDaemonAppliesWithValidationBrokenAsOnLeveldb runs `yarn-sidecar run`
+// in apply mode against the mini cluster whose validate endpoint fails like
+// a leveldb store's: plans are applied, every audit record that got as far
+// as validation names the local-only path and why, the daemon says so once,
+// and YARN holds what the last applied record says.
+func TestDaemonAppliesWithValidationBrokenAsOnLeveldb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	body, err := os.ReadFile("testdata/validate_leveldb.body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "yarn-sidecar")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	sc, err := sim.LoadScenario("lee-gpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm, err := sim.NewCluster(sc, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := &brokenValidate{next: rm.Handler(), body: body}
+	srv := httptest.NewServer(broken)
+	t.Cleanup(srv.Close)
+	rm.Step(2 * time.Minute) // both jobs running
+	_, versionBefore := rm.SchedulerConf()
+
+	cfg := filepath.Join(dir, "sidecar.yaml")
+	audit := filepath.Join(dir, "audit.jsonl")
+	conf := "mode: apply\nrm: [" + srv.URL + "]\njobhistory: " + srv.URL + "\nuser: yarn-sidecar\ninterval: 1s\n" +
+		"store: " + filepath.Join(dir, "history.db") + "\naudit_log: " + audit + "\nlisten: 127.0.0.1:0\n" +
+		// Fresh history: plans predict no ΣPS gain; the test needs them applied.
+		"rate: {min_gain_percent: 0}\n"
+	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--config", cfg, "--log-level", "warn")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = io.MultiWriter(&stderr, os.Stderr)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+
+	addrRe := regexp.MustCompile(`report at (http://\S+/report)`)
+	lines := bufio.NewScanner(stdout)
+	var reportURL string
+	for lines.Scan() {
+		if m := addrRe.FindStringSubmatch(lines.Text()); m != nil {
+			reportURL = m[1]
+			break
+		}
+	}
+	if reportURL == "" {
+		t.Fatal("the daemon never printed its report address")
+	}
+	go io.Copy(io.Discard, stdout)
+	base := strings.TrimSuffix(reportURL, "/report")
+
+	// Cycles until at least two plans were applied through the broken
+	// validate (the second one reuses the verdict).
+	if !poll(60*time.Second, 200*time.Millisecond, func() bool {
+		rm.Step(20 * time.Second)
+		return metricValue(t, base+"/metrics", "yarn_sidecar_cycles_total") >= 4 && len(appliedRecords(t, audit)) >= 2
+	}) {
+		t.Fatalf("fewer than 2 plans applied in 60 s; audit:\n%s", readFile(t, audit))
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("daemon exited with %v after SIGTERM", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("daemon did not exit within 30 s of SIGTERM")
+	}
+
+	records := auditRecords(t, audit)
+	applied := 0
+	for i, r := range records {
+		if r.Result == sidecar.ResultRejected && strings.Contains(r.Error, "rm-validate") {
+			t.Errorf("record %d: rejected at rm-validate although the RM could not validate: %s", i, r.Error)
+		}
+		if r.Result != sidecar.ResultApplied {
+			continue
+		}
+		applied++
+		if r.Validation != sidecar.ValidationLocalOnly || !strings.Contains(r.ValidationReason, "leveldb") {
+			t.Errorf("applied record %d: validation %q reason %q, want local-only naming the leveldb lock", i, r.Validation, r.ValidationReason)
+		}
+	}
+	if applied < 2 {
+		t.Fatalf("%d plans applied", applied)
+	}
+	if broken.validates.Load() == 0 || broken.puts.Load() < int64(applied) {
+		t.Errorf("validate called %d times, PUT %d times, %d applied", broken.validates.Load(), broken.puts.Load(), applied)
+	}
+	if n := strings.Count(stderr.String(), "RM-side validation is unavailable"); n != 1 {
+		t.Errorf("the daemon said %d times that RM-side validation is unavailable, want once", n)
+	}
+
+	// YARN's configuration changed as planned: it holds the last applied
+	// record's values at its version.
+	live, version := rm.SchedulerConf()
+	last := records[0]
+	for _, r := range records {
+		if r.Result == sidecar.ResultApplied {
+			last = r
+		}
+	}
+	if version == versionBefore || last.VersionAfter != version {
+		t.Errorf("RM version %d (was %d), last applied record says %d", version, versionBefore, last.VersionAfter)
+	}
+	t.Logf("%d audit records, %d applied; last applied: validation=%s reason=%q", len(records), applied, last.Validation, last.ValidationReason)
+	if len(last.After) == 0 {
+		t.Fatal("last applied record changed nothing")
+	}
+	for k, v := range last.After {
+		if live[k] != v {
+			t.Errorf("RM has %s=%q, the audit log says %q was applied", k, live[k], v)
+		}
+	}
+}
+
+func auditRecords(t *testing.T, path string) []sidecar.AuditEntry {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil
+		}
+		t.Fatal(err)
+	}
+	es, err := sidecar.ReadAudit(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return es
+}
+
+func appliedRecords(t *testing.T, path string) []sidecar.AuditEntry {
+	var out []sidecar.AuditEntry
+	for _, r := range auditRecords(t, path) {
+		if r.Result == sidecar.ResultApplied {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func readFile(t *testing.T, path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+// One `apply --apply -o json` cycle through the same broken validate: the
+// JSON document says the plan was applied and which validation path it took.
+func TestApplyCommandReportsLocalOnlyValidation(t *testing.T) {
+	body, err := os.ReadFile("testdata/validate_leveldb.body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := sim.LoadScenario("lee-gpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm, err := sim.NewCluster(sc, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := &brokenValidate{next: rm.Handler(), body: body}
+	srv := httptest.NewServer(broken)
+	t.Cleanup(srv.Close)
+	rm.Step(2 * time.Minute)
+	_, before := rm.SchedulerConf()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "sidecar.yaml")
+	conf := "rm: [" + srv.URL + "]\njobhistory: " + srv.URL + "\nuser: yarn-sidecar\n" +
+		"store: " + filepath.Join(dir, "history.db") + "\naudit_log: " + filepath.Join(dir, "audit.jsonl") + "\n"
+	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, err := runCLI(t, context.Background(), "apply", "--apply", "--config", cfg, "-o", "json", "--log-level", "error")
+	if err != nil {
+		t.Fatalf("apply: %v\n%s", err, stderr)
+	}
+	v, err := decodeOne(stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := v.(map[string]any)
+	if doc["mode"] != "apply" || doc["result"] != "applied" || doc["validation"] != "local-only" ||
+		!strings.Contains(fmt.Sprint(doc["validationReason"]), "leveldb") {
+		t.Fatalf("apply -o json: mode %v result %v validation %v (%v)", doc["mode"], doc["result"], doc["validation"], doc["validationReason"])
+	}
+	if _, after := rm.SchedulerConf(); after != before+1 || broken.puts.Load() != 1 {
+		t.Errorf("scheduler-conf version %d → %d with %d PUTs, want one applied PUT", before, after, broken.puts.Load())
+	}
+}

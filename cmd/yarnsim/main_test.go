@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/hdfs"
+)
+
+// syncBuffer is an io.Writer the test can read while serve writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startYarnsim runs serve until the test ends and returns what it printed
+// once both addresses are out.
+func startYarnsim(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, args, out) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(out.String(), "NameNode at") {
+		if time.Now().After(deadline) {
+			t.Fatalf("yarnsim printed no addresses in 10 s: %q", out.String())
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended: %v (%q)", err, out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return out.String()
+}
+
+var (
+	rmLine = regexp.MustCompile(`ResourceManager at (\S+) `)
+	nnLine = regexp.MustCompile(`NameNode at hdfs://(127\.0\.0\.1:\d+)`)
+)
+
+// yarnsim serves the RM and, next to it, a NameNode over the scenario's
+// blocks that the sidecar's HDFS client can read.
+func TestServeRMAndHDFS(t *testing.T) {
+	// Fast enough that the jobs (30 virtual seconds in) write their input.
+	out := startYarnsim(t, "-scenario", "lee-gpu", "-speed", "600", "-hadoop-version", "3.3.6")
+	rm, nn := rmLine.FindStringSubmatch(out), nnLine.FindStringSubmatch(out)
+	if rm == nil || nn == nil {
+		t.Fatalf("output lacks the RM URL or the hdfs:// address: %q", out)
+	}
+	resp, err := http.Get(rm[1] + "/ws/v1/cluster/info")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("RM info: %d", resp.StatusCode)
+	}
+	if !strings.Contains(out, "Hadoop 3.3.6 dialect") {
+		t.Errorf("--hadoop-version not reported: %q", out)
+	}
+	c, err := hdfs.NewClient(hdfs.Options{Addresses: []string{nn[1]}, User: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// The jobs' input files appear as the scenario submits them.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ents, err := c.Namespace().ReadDir("/")
+		if err != nil {
+			t.Fatalf("HDFS / on the mini NameNode: %v", err)
+		}
+		if len(ents) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no input files on the mini NameNode after 10 s (100 virtual minutes)")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// --ha serves two RMs, the second a standby redirecting to the first.
+func TestServeHA(t *testing.T) {
+	out := startYarnsim(t, "-scenario", "lee-gpu", "-speed", "1", "-ha")
+	rm := rmLine.FindStringSubmatch(out)
+	if rm == nil {
+		t.Fatalf("no RM line: %q", out)
+	}
+	urls := strings.Split(rm[1], ",")
+	if len(urls) != 2 {
+		t.Fatalf("--ha printed %d RM URLs, want 2: %q", len(urls), rm[1])
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(urls[1] + "/ws/v1/cluster/apps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 307 || resp.Header.Get("Location") != urls[0]+"/ws/v1/cluster/apps" {
+		t.Errorf("standby: %d Location %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}

@@ -1,0 +1,332 @@
+package sidecar
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/affinity"
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// unlabelled is lee-gpu with its GPU node left in the default partition,
+// as on most clusters: nobody made a gpu label.
+const unlabelled = `name: unlabelled
+seed: 1
+racks: 1
+node_types:
+  - {name: cpu, count: 2, memory_mb: 34816, vcores: 17}
+  - {name: gpu, count: 1, memory_mb: 34816, vcores: 17, gpus: 4}
+classes:
+  - {name: crypto, map_seconds: 60, shuffle_seconds: 10, reduce_seconds: 20, speed: {gpu: 2.0}}
+  - {name: sort, map_seconds: 60, shuffle_seconds: 10, reduce_seconds: 20}
+conf:
+  yarn.scheduler.capacity.root.queues: crypto,sort
+  yarn.scheduler.capacity.root.crypto.capacity: "50"
+  yarn.scheduler.capacity.root.crypto.maximum-capacity: "100"
+  yarn.scheduler.capacity.root.sort.capacity: "50"
+  yarn.scheduler.capacity.root.sort.maximum-capacity: "100"
+jobs: []
+`
+
+// startUnlabelled serves the scenario through an optional wrapper of the
+// mini RM's handler and returns a yarn client and an applier on it.
+func startUnlabelled(t *testing.T, mode Mode, wrap func(http.Handler) http.Handler) (*sim.Cluster, *yarn.Client, *Applier, string) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "unlabelled.yaml")
+	if err := os.WriteFile(path, []byte(unlabelled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := sim.LoadScenario(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sim.NewCluster(sc, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = c.Handler()
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	client, err := yarn.New(yarn.Config{RMAddresses: []string{srv.URL}, User: "yarn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	audit, err := OpenAuditLog(filepath.Join(dir, "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { audit.Close() })
+	a := &Applier{API: YARN{Client: client}, Audit: audit, Mode: mode, User: "yarn"}
+	return c, client, a, filepath.Join(dir, "audit.jsonl")
+}
+
+// layoutFor plans the layout from the scenario's node types and rates as
+// calibration would report them (crypto 2× on gpu).
+func layoutFor(t *testing.T, client *yarn.Client) (LabelChange, map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	nodes, err := client.Nodes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ln []affinity.LayoutNode
+	for _, n := range nodes {
+		typ := "cpu"
+		if n.Total.GPUs > 0 {
+			typ = "gpu"
+		}
+		ln = append(ln, affinity.LayoutNode{ID: n.ID, Type: typ, Slots: 16, Label: n.Partition})
+	}
+	layout, err := affinity.PlanLayout(ln, []affinity.LayoutClass{
+		{Name: "crypto", Queue: "root.crypto", Demand: 16, Rates: map[string]float64{"cpu": 1, "gpu": 2}},
+		{Name: "sort", Queue: "root.sort", Demand: 32, Rates: map[string]float64{"cpu": 1, "gpu": 1}},
+	}, affinity.LayoutOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels, err := client.NodeLabels(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := client.NodePartitions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return LabelChangeFrom(layout, labels), before
+}
+
+func TestLabelsPlanApplyVerify(t *testing.T) {
+	c, client, a, auditPath := startUnlabelled(t, ModeApply, nil)
+	ctx := context.Background()
+	ch, before := layoutFor(t, client)
+	if len(ch.Add) != 1 || ch.Add[0].Name != "gpu" || ch.Add[0].Exclusive || len(ch.Nodes) != 1 {
+		t.Fatalf("change %+v: want one non-exclusive gpu label on the one gpu node", ch)
+	}
+	if got := ch.Grants["gpu"]; len(got) != 1 || got[0] != "root.crypto" {
+		t.Fatalf("grants %v: want gpu for root.crypto", ch.Grants)
+	}
+	res, err := a.ApplyLabels(ctx, client, ch)
+	if err != nil || res != ResultApplied {
+		t.Fatalf("apply: %s %v", res, err)
+	}
+	after, err := client.NodePartitions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, l := range after {
+		want := before[id]
+		if nl, ok := ch.Nodes[id]; ok {
+			want = nl
+		}
+		if l != want {
+			t.Errorf("node %s in partition %q, want %q", id, l, want)
+		}
+	}
+	conf, _ := c.SchedulerConf()
+	tree, err := schedconf.ParseTree(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tree.ByPath["root.crypto"].CanUse("gpu") {
+		t.Errorf("root.crypto cannot use gpu after the grant: %v", tree.ByPath["root.crypto"].AccessibleLabels)
+	}
+	if v := conf["yarn.scheduler.capacity.root.crypto.accessible-node-labels.gpu.capacity"]; v != "100" {
+		t.Errorf("crypto's gpu capacity %q, want 100 (the only queue with access)", v)
+	}
+	entries := readAudit(t, auditPath)
+	if len(entries) != 2 || entries[0].Result != ResultApplied || entries[1].Result != ResultApplied {
+		t.Fatalf("audit %+v: want the label write then the access grant, both applied", entries)
+	}
+	for id := range ch.Nodes {
+		if entries[0].After[nodeKey(id)] != "gpu" || entries[0].Before[nodeKey(id)] != "" {
+			t.Errorf("audit of the label write lacks node %s's before/after: %+v", id, entries[0])
+		}
+	}
+}
+
+// A real RM answers 200 to a label body it cannot read and changes
+// nothing: the read-back catches it and the labels added are removed.
+func TestLabelsRollbackWhenTheRMIgnoresTheWrite(t *testing.T) {
+	ignore := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/replace-node-to-labels") {
+				w.WriteHeader(http.StatusOK)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	_, client, a, auditPath := startUnlabelled(t, ModeApply, ignore)
+	ctx := context.Background()
+	ch, before := layoutFor(t, client)
+	res, err := a.ApplyLabels(ctx, client, ch)
+	if res != ResultRolledBack || err == nil || !strings.Contains(err.Error(), "read-back") {
+		t.Fatalf("apply: %s %v, want rolled-back with a read-back error", res, err)
+	}
+	after, _ := client.NodePartitions(ctx)
+	for id, l := range before {
+		if after[id] != l {
+			t.Errorf("node %s in %q after rollback, want %q", id, after[id], l)
+		}
+	}
+	labels, _ := client.NodeLabels(ctx)
+	if len(labels) != 0 {
+		t.Errorf("labels %v left after rollback, want none", labels)
+	}
+	entries := readAudit(t, auditPath)
+	if len(entries) != 1 || entries[0].Result != ResultRolledBack || entries[0].Error == "" {
+		t.Fatalf("audit %+v: want one rolled-back record with its error", entries)
+	}
+}
+
+func TestLabelsDryRunWritesNothing(t *testing.T) {
+	_, client, a, auditPath := startUnlabelled(t, ModeDryRun, nil)
+	ctx := context.Background()
+	ch, before := layoutFor(t, client)
+	res, err := a.ApplyLabels(ctx, client, ch)
+	if err != nil || res != ResultDryRun {
+		t.Fatalf("dry-run: %s %v", res, err)
+	}
+	after, _ := client.NodePartitions(ctx)
+	for id, l := range before {
+		if after[id] != l {
+			t.Errorf("dry-run moved node %s to %q", id, after[id])
+		}
+	}
+	if labels, _ := client.NodeLabels(ctx); len(labels) != 0 {
+		t.Errorf("dry-run created labels %v", labels)
+	}
+	if e := readAudit(t, auditPath); len(e) != 1 || e[0].Result != ResultDryRun {
+		t.Errorf("audit %+v: want one dry-run record", e)
+	}
+}
+
+func TestStrandCheck(t *testing.T) {
+	cases := []struct {
+		name         string
+		before, next map[string]string
+		want         string
+	}{
+		{"fine", map[string]string{"a": "", "b": ""}, map[string]string{"b": "gpu"}, ""},
+		{"no default node left", map[string]string{"a": "", "b": ""}, map[string]string{"a": "gpu", "b": "gpu"}, "no node"},
+		{"label moved off a node", map[string]string{"a": "", "b": "ssd"}, map[string]string{"b": "gpu"}, "carries label ssd"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := strandCheck(c.before, c.next)
+			if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("strandCheck: %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestGrantLabelAccess(t *testing.T) {
+	base := schedconf.Conf{
+		"yarn.scheduler.capacity.root.queues":                 "prod,dev",
+		"yarn.scheduler.capacity.root.prod.capacity":          "60",
+		"yarn.scheduler.capacity.root.prod.queues":            "etl,reports",
+		"yarn.scheduler.capacity.root.prod.etl.capacity":      "50",
+		"yarn.scheduler.capacity.root.prod.reports.capacity":  "50",
+		"yarn.scheduler.capacity.root.dev.capacity":           "40",
+		"yarn.scheduler.capacity.root.accessible-node-labels": " ",
+	}
+	got, err := GrantLabelAccess(base, "gpu", []string{"root.prod.etl", "root.dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"root.accessible-node-labels.gpu.capacity":          "100",
+		"root.prod.accessible-node-labels":                  "gpu",
+		"root.prod.accessible-node-labels.gpu.capacity":     "50",
+		"root.dev.accessible-node-labels.gpu.capacity":      "50",
+		"root.prod.etl.accessible-node-labels":              "gpu",
+		"root.prod.etl.accessible-node-labels.gpu.capacity": "100",
+	}
+	for k, v := range want {
+		if got[schedconf.Prefix+k] != v {
+			t.Errorf("%s = %q, want %q", k, got[schedconf.Prefix+k], v)
+		}
+	}
+	if _, ok := got[schedconf.Prefix+"root.prod.reports.accessible-node-labels.gpu.capacity"]; ok {
+		t.Error("reports got gpu capacity without being granted")
+	}
+	if err := schedconf.ValidateWithLabels(got, []string{"gpu"}); err != nil {
+		t.Errorf("granted configuration does not validate: %v", err)
+	}
+	if _, err := GrantLabelAccess(base, "gpu", []string{"root.nosuch"}); err == nil || !strings.Contains(err.Error(), "root.nosuch") {
+		t.Errorf("unknown queue: %v", err)
+	}
+}
+
+func TestLayouterWaitsForAStableProposal(t *testing.T) {
+	snap := cluster.Snapshot{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	for i, typ := range []string{"cpu", "cpu", "cpu", "gpu"} {
+		snap.Nodes = append(snap.Nodes, cluster.Node{ID: fmt.Sprintf("%s-%d:8041", typ, i), Host: fmt.Sprintf("%s-%d", typ, i), State: "RUNNING",
+			Total: cluster.Resource{MemoryMB: 16384}})
+	}
+	snap.Apps = []cluster.App{{ID: "a1", Queue: "root.ml", State: cluster.AppRunning, Tags: []string{"jobclass=train"},
+		Allocated: cluster.Resource{MemoryMB: 16384}}}
+	table := calibrate.Estimate(trainSamples(), calibrate.Options{MinSamples: 1, Reference: map[string]string{"*": "cpu"}})
+	l := &LabelLayouter{Table: func() *calibrate.Table { return table }, ClassKey: calibrate.ClassKey("tag"),
+		Classifier: calibrate.Classifier{Rules: []calibrate.NodeTypeRule{{Name: "gpu", HostPattern: "gpu-*"}, {Name: "cpu", HostPattern: "cpu-*"}}},
+		Config:     LabelsConfig{StableCycles: 2, MinInterval: time.Hour}}
+	steps := []struct {
+		at    time.Duration
+		ready bool
+		wait  string
+	}{
+		{0, false, "1 of 2"},
+		{30 * time.Second, true, ""},
+	}
+	for i, s := range steps {
+		snap.Time = snap.Time.Add(s.at)
+		rep, err := l.Propose(snap, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Ready != s.ready || !strings.Contains(rep.Waiting, s.wait) {
+			t.Fatalf("step %d: ready %v waiting %q, want %v %q (layout %+v)", i, rep.Ready, rep.Waiting, s.ready, s.wait, rep.Layout)
+		}
+	}
+	l.Applied(snap.Time)
+	// Right after a change the interval holds the next one back.
+	for i := 0; i < 3; i++ {
+		snap.Time = snap.Time.Add(time.Minute)
+		rep, _ := l.Propose(snap, nil)
+		if rep.Ready {
+			t.Fatalf("ready %d min after a change; min interval is 1h", i+1)
+		}
+	}
+	snap.Time = snap.Time.Add(time.Hour)
+	if rep, _ := l.Propose(snap, nil); !rep.Ready {
+		t.Fatalf("not ready an hour later: %q", rep.Waiting)
+	}
+}
+
+// trainSamples: train maps take 40 s on cpu and 10 s on gpu (4×).
+func trainSamples() []calibrate.Sample {
+	var out []calibrate.Sample
+	for i := 0; i < 6; i++ {
+		for typ, sec := range map[string]int{"cpu": 40, "gpu": 10} {
+			out = append(out, calibrate.Sample{AttemptID: fmt.Sprintf("a%d-%s", i, typ), JobID: "j1", Class: "train", NodeType: typ,
+				Elapsed: time.Duration(sec) * time.Second, Finish: time.Unix(int64(i), 0)})
+		}
+	}
+	return out
+}

@@ -1,0 +1,219 @@
+package sidecar
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/yarn-sidecar/yarn-sidecar/affinity"
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+)
+
+// LabelsConfig is the node-label layout's part of the config file
+// (safety.allow_node_label_changes turns it on in the daemon).
+type LabelsConfig struct {
+	// MinSpeedup: a node type gets a label when a class runs at least this
+	// much faster there than on its best other type (default 1.5).
+	MinSpeedup float64 `yaml:"min_speedup"`
+	// Exclusive makes the labels it creates exclusive (default false:
+	// default-partition work may use idle labelled nodes).
+	Exclusive bool `yaml:"exclusive"`
+	// StableCycles: the same layout must be proposed this many cycles in a
+	// row before it is applied (default 3), so one burst does not relabel
+	// a cluster.
+	StableCycles int `yaml:"stable_cycles"`
+	// MinInterval between two label changes (default 1h).
+	MinInterval time.Duration `yaml:"min_interval"`
+}
+
+// LabelLayouter is the loop's node-label step: from the snapshot and the
+// calibrated rates it proposes a partition layout (affinity.PlanLayout,
+// CAM's min-cost flow) and says when a proposal has been stable long
+// enough to apply.
+type LabelLayouter struct {
+	Table      func() *calibrate.Table
+	Classifier calibrate.Classifier
+	ClassKey   calibrate.ClassKey
+	Slot       cluster.Resource
+	Config     LabelsConfig
+	// Locality, when set, is where each class's input lives per node type
+	// (from HDFS block maps); without it reads are not counted beyond what
+	// the learned rates already include.
+	Locality func(snap cluster.Snapshot) map[string]map[string]affinity.Locality
+
+	proposal    string // the last proposal's fingerprint
+	stable      int
+	lastApplied time.Time
+}
+
+// LayoutReport is what the label step saw and did in one cycle.
+type LayoutReport struct {
+	Layout  affinity.Layout `json:"layout"`
+	Change  LabelChange     `json:"change"`
+	Stable  int             `json:"stableCycles"`
+	Ready   bool            `json:"ready"`
+	Result  Result          `json:"result,omitempty"`
+	Error   string          `json:"error,omitempty"`
+	Waiting string          `json:"waiting,omitempty"` // why it did not act
+}
+
+// LayoutInput gathers the layout's inputs from a snapshot: each node's
+// type and slots, each class's demand (running and pending containers of
+// its running apps, in slots), queue and rates.
+func (l *LabelLayouter) LayoutInput(snap cluster.Snapshot) ([]affinity.LayoutNode, []affinity.LayoutClass) {
+	slot := l.Slot
+	if slot.MemoryMB <= 0 {
+		slot.MemoryMB = 2048
+	}
+	var nodes []affinity.LayoutNode
+	types := map[string]bool{}
+	for _, n := range snap.Nodes {
+		if n.State != "" && n.State != "RUNNING" {
+			continue
+		}
+		t := l.Classifier.TypeOf(n)
+		types[t] = true
+		nodes = append(nodes, affinity.LayoutNode{ID: n.ID, Type: t, Slots: n.Total.MemoryMB / slot.MemoryMB, Label: n.Partition})
+	}
+	demand := map[string]int64{}
+	queue := map[string]map[string]int{}
+	for _, a := range snap.Apps {
+		if a.State != cluster.AppRunning && a.State != cluster.AppAccepted {
+			continue
+		}
+		c := l.ClassKey.ClassOf(a)
+		// Demand: the slots it holds plus the maps still waiting for one.
+		want := a.Allocated.MemoryMB / slot.MemoryMB
+		if j := a.Job; j != nil {
+			want += int64(max(j.MapsTotal-j.MapsCompleted-len(j.RunningMaps), 0))
+		}
+		demand[c] += max(want, 1)
+		if queue[c] == nil {
+			queue[c] = map[string]int{}
+		}
+		queue[c][a.Queue]++
+	}
+	var loc map[string]map[string]affinity.Locality
+	if l.Locality != nil {
+		loc = l.Locality(snap)
+	}
+	var table *calibrate.Table
+	if l.Table != nil {
+		table = l.Table()
+	}
+	names := make([]string, 0, len(demand))
+	for c := range demand {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	var classes []affinity.LayoutClass
+	for _, c := range names {
+		rates := map[string]float64{}
+		if table != nil {
+			for t := range types {
+				if r, ok := table.Ratio(c, t); ok {
+					rates[t] = r
+				}
+			}
+		}
+		classes = append(classes, affinity.LayoutClass{Name: c, Queue: mostCommon(queue[c]), Demand: demand[c], Rates: rates, Locality: loc[c]})
+	}
+	return nodes, classes
+}
+
+// Propose plans the layout for this snapshot and counts how many cycles in
+// a row the same change has been proposed.
+func (l *LabelLayouter) Propose(snap cluster.Snapshot, existing []yarn.Label) (LayoutReport, error) {
+	nodes, classes := l.LayoutInput(snap)
+	layout, err := affinity.PlanLayout(nodes, classes, affinity.LayoutOptions{MinSpeedup: l.Config.MinSpeedup, Exclusive: l.Config.Exclusive})
+	if err != nil {
+		return LayoutReport{}, fmt.Errorf("node-label layout: %w", err)
+	}
+	ch := LabelChangeFrom(layout, existing)
+	rep := LayoutReport{Layout: layout, Change: ch}
+	fp := fingerprint(ch)
+	if ch.Empty() || fp != l.proposal {
+		l.proposal, l.stable = fp, 0
+	}
+	if !ch.Empty() {
+		l.stable++
+	}
+	rep.Stable = l.stable
+	need := l.Config.StableCycles
+	if need <= 0 {
+		need = 3
+	}
+	interval := l.Config.MinInterval
+	if interval <= 0 {
+		interval = time.Hour
+	}
+	switch {
+	case ch.Empty():
+		rep.Waiting = "nothing to change"
+	case l.stable < need:
+		rep.Waiting = fmt.Sprintf("proposed %d of %d cycles in a row", l.stable, need)
+	case !l.lastApplied.IsZero() && snap.Time.Sub(l.lastApplied) < interval:
+		rep.Waiting = fmt.Sprintf("last label change %s ago (min interval %s)", snap.Time.Sub(l.lastApplied).Round(time.Second), interval)
+	default:
+		rep.Ready = true
+	}
+	return rep, nil
+}
+
+// Applied records a label change put in place at t.
+func (l *LabelLayouter) Applied(t time.Time) { l.lastApplied, l.stable, l.proposal = t, 0, "" }
+
+// fingerprint identifies a change: the nodes to relabel and their labels.
+func fingerprint(ch LabelChange) string {
+	var parts []string
+	for id, l := range ch.Nodes {
+		parts = append(parts, id+"="+l)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+func mostCommon(m map[string]int) string {
+	best, n := "", -1
+	for k, v := range m {
+		if v > n || v == n && k < best {
+			best, n = k, v
+		}
+	}
+	return best
+}
+
+// layoutStep proposes a layout and, once it is stable, hands it to the
+// applier (which writes nothing in dry-run and audits either way).
+func (l *Loop) layoutStep(ctx context.Context, snap cluster.Snapshot, applier *Applier, log hclog.Logger) *LayoutReport {
+	var existing []yarn.Label
+	for _, p := range snap.Partitions {
+		if p.Name != "" {
+			existing = append(existing, yarn.Label{Name: p.Name, Exclusive: p.Exclusive})
+		}
+	}
+	rep, err := l.Labels.Propose(snap, existing)
+	if err != nil {
+		log.Warn("node-label layout failed", "error", err)
+		return &LayoutReport{Error: err.Error()}
+	}
+	if !rep.Ready {
+		return &rep
+	}
+	res, err := applier.ApplyLabels(ctx, l.LabelAPI, rep.Change)
+	rep.Result = res
+	if err != nil {
+		rep.Error = err.Error()
+	}
+	if res == ResultApplied || res == ResultDryRun {
+		l.Labels.Applied(snap.Time)
+	}
+	log.Info("node-label layout", "result", res, "nodes", len(rep.Change.Nodes), "labels", len(rep.Change.Add), "error", err)
+	return &rep
+}

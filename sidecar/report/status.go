@@ -1,0 +1,260 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+)
+
+// Header is the state now, as the page's header and `yarn-sidecar status`
+// print it. Unknowns stay unknown (nil or ""), never a made-up default.
+type Header struct {
+	Time              time.Time        `json:"time"`
+	Cycle             int64            `json:"cycle"`
+	Mode              sidecar.Mode     `json:"mode"`
+	PreemptionEnabled *bool            `json:"preemptionEnabled,omitempty"` // absent when not known
+	RM                string           `json:"rm"`
+	RMVersion         string           `json:"rmVersion"`
+	ValidationPath    string           `json:"validationPath"`
+	Coverage          sidecar.Coverage `json:"calibrationCoverage"`
+	RunningJobs       int              `json:"runningJobs"`
+	// Containers is what the running jobs hold, summed over node types.
+	Containers int `json:"containers"`
+	// SumPS and MinPS are absent when nothing runs (not 0: there is no share).
+	SumPS       *float64  `json:"sumPS,omitempty"`
+	MinPS       *float64  `json:"minPS,omitempty"`
+	BoundPS     *float64  `json:"boundPS,omitempty"`
+	LastRunning time.Time `json:"lastRunning,omitempty"`
+	LostWork    *float64  `json:"lostWorkSeconds,omitempty"`
+	Warnings    []string  `json:"warnings"`
+}
+
+// HeaderOf derives the header from a status.
+func HeaderOf(st sidecar.Status) Header {
+	h := Header{Time: st.Time, Cycle: st.Cycle, Mode: st.Mode, PreemptionEnabled: st.PreemptionEnabled, RM: st.RM,
+		RMVersion: st.RMVersion, ValidationPath: st.ValidationPath, Coverage: st.Coverage(), RunningJobs: len(st.Jobs),
+		LastRunning: st.LastRunning, LostWork: st.LostWorkSeconds, Warnings: []string{}}
+	for _, j := range st.Jobs {
+		for _, n := range j.Containers {
+			h.Containers += n
+		}
+	}
+	if len(st.Jobs) > 0 {
+		s, m, b := st.SumPS, st.MinPS, st.BoundPS
+		h.SumPS, h.MinPS, h.BoundPS = &s, &m, &b
+	}
+	h.Warnings = append(h.Warnings, st.Warnings...)
+	if strings.EqualFold(st.ValidationPath, "local-only") {
+		h.Warnings = append(h.Warnings, "RM-side validation unavailable: plans are checked locally only before they are applied")
+	}
+	if c := h.Coverage; c.Cells > 0 && c.Known < c.Cells {
+		h.Warnings = append(h.Warnings, fmt.Sprintf("calibration incomplete: %d of %d class × node-type rates unknown (taken as 1 until measured)", c.Cells-c.Known, c.Cells))
+	}
+	return h
+}
+
+// QueueRow is one queue in the status table and JSON: its guarantee per
+// partition (the admin's value → the value now), use, and its jobs' PS
+// against its fair share.
+type QueueRow struct {
+	Queue      string         `json:"queue"`
+	Partitions []PartitionRow `json:"partitions"`
+	Jobs       int            `json:"jobs"`
+	PS         float64        `json:"progressShare"`
+	FairPS     float64        `json:"fairShare"`
+	JobsAtRisk int            `json:"jobsAtRisk"`
+	Pinned     bool           `json:"pinned,omitempty"`
+}
+
+// PartitionRow is one queue's guarantee and use in one partition.
+type PartitionRow struct {
+	Partition     string   `json:"partition"`
+	AdminCapacity *float64 `json:"adminCapacity,omitempty"` // % of parent; absent when not known
+	Capacity      float64  `json:"capacity"`                // % of parent, now
+	AbsCapacity   float64  `json:"absCapacity"`             // % of partition
+	AbsUsed       float64  `json:"absUsed"`                 // % of partition
+	// RunMin and RunMax are the lowest and highest guarantee (% of parent)
+	// over the recorded history; nil without history.
+	RunMin *float64 `json:"runMin,omitempty"`
+	RunMax *float64 `json:"runMax,omitempty"`
+}
+
+// StatusDoc is `yarn-sidecar status -o json`: exactly one document, no
+// null in it (empty collections are [], unknowns are absent).
+type StatusDoc struct {
+	Header Header     `json:"header"`
+	Queues []QueueRow `json:"queues"`
+}
+
+// StatusOf builds the status document; collections are empty, never nil.
+func StatusOf(st sidecar.Status) StatusDoc {
+	doc := StatusDoc{Header: HeaderOf(st), Queues: []QueueRow{}}
+	type qp struct{ q, p string }
+	lo, hi := map[qp]float64{}, map[qp]float64{}
+	for _, h := range st.History {
+		for _, q := range h.Queues {
+			k := qp{q.Queue, q.Partition}
+			if v, ok := lo[k]; !ok || q.Capacity < v {
+				lo[k] = q.Capacity
+			}
+			if v, ok := hi[k]; !ok || q.Capacity > v {
+				hi[k] = q.Capacity
+			}
+		}
+	}
+	rows := map[string]*QueueRow{}
+	row := func(q string) *QueueRow {
+		r := rows[q]
+		if r == nil {
+			r = &QueueRow{Queue: q, Partitions: []PartitionRow{}}
+			rows[q] = r
+		}
+		return r
+	}
+	for _, q := range st.Queues {
+		r := row(q.Queue)
+		r.Pinned = r.Pinned || q.Pinned
+		if q.JobsAtRisk > r.JobsAtRisk {
+			r.JobsAtRisk = q.JobsAtRisk
+		}
+		if q.Capacity == 0 && q.AbsUsed == 0 && (q.AdminCapacity == nil || *q.AdminCapacity == 0) {
+			continue // a partition the queue neither may use nor uses
+		}
+		pr := PartitionRow{Partition: partitionName(q.Partition), AdminCapacity: q.AdminCapacity,
+			Capacity: q.Capacity, AbsCapacity: q.AbsCapacity, AbsUsed: q.AbsUsed}
+		if v, ok := lo[qp{q.Queue, q.Partition}]; ok {
+			x, y := v, hi[qp{q.Queue, q.Partition}]
+			pr.RunMin, pr.RunMax = &x, &y
+		}
+		r.Partitions = append(r.Partitions, pr)
+	}
+	for _, j := range st.Jobs {
+		r := row(j.Queue)
+		r.Jobs++
+		r.PS += j.PS
+		r.FairPS += j.FairShare
+	}
+	for _, name := range sortedKeys(rows) {
+		r := rows[name]
+		rank := func(p string) string { // default first, then by name
+			if p == "default" {
+				return ""
+			}
+			return p
+		}
+		sort.SliceStable(r.Partitions, func(i, j int) bool { return rank(r.Partitions[i].Partition) < rank(r.Partitions[j].Partition) })
+		doc.Queues = append(doc.Queues, *r)
+	}
+	return doc
+}
+
+// WriteStatusJSON prints the status document as one indented JSON value.
+func WriteStatusJSON(w io.Writer, st sidecar.Status) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(StatusOf(st))
+}
+
+// WriteStatus prints the header and the per-queue table, one line per
+// queue and partition; the queue's jobs, PS and at-risk count on its first
+// line, the way `kubectl top` lists what a cluster runs now.
+func WriteStatus(w io.Writer, st sidecar.Status) error {
+	doc := StatusOf(st)
+	h := doc.Header
+	if h.Time.IsZero() {
+		_, err := fmt.Fprintln(w, "no cycle has run yet: nothing observed")
+		return err
+	}
+	fmt.Fprintf(w, "cycle %d at %s · mode %s · preemption %s · RM %s (Hadoop %s) · validation %s\n", h.Cycle, h.Time.UTC().Format("2006-01-02 15:04:05Z"),
+		orUnknown(string(h.Mode)), onOff(h.PreemptionEnabled), orUnknown(h.RM), orUnknown(h.RMVersion), orUnknown(h.ValidationPath))
+	c := h.Coverage
+	fmt.Fprintf(w, "calibration: %d of %d rates known (%d classes × %d node types)\n", c.Known, c.Cells, c.Classes, c.NodeTypes)
+	if h.RunningJobs == 0 {
+		last := "none seen"
+		if !h.LastRunning.IsZero() {
+			last = "last at " + h.LastRunning.UTC().Format("15:04:05Z")
+		}
+		fmt.Fprintf(w, "no jobs running (%s): no progress shares to show\n", last)
+	} else {
+		fmt.Fprintf(w, "%d jobs running, %d containers · ΣPS %s (bound %.2f) · min PS %s\n", h.RunningJobs, h.Containers, psText(*h.SumPS), *h.BoundPS, psText(*h.MinPS))
+	}
+	for _, wn := range h.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", wn)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "QUEUE\tPARTITION\tGUARANTEE (ADMIN → NOW)\tUSED\tJOBS\tPS / FAIR\tAT RISK")
+	for _, q := range doc.Queues {
+		jobs, ps, risk := fmt.Sprint(q.Jobs), "idle", fmt.Sprint(q.JobsAtRisk)
+		if q.Jobs > 0 {
+			ps = psText(q.PS) + " / " + psText(q.FairPS)
+		}
+		name := q.Queue
+		if q.Pinned {
+			name += " (pinned)"
+		}
+		if len(q.Partitions) == 0 {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t%s\t%s\t%s\n", name, jobs, ps, risk)
+			continue
+		}
+		for i, p := range q.Partitions {
+			guar := fmt.Sprintf("%s → %s%%", admin(p.AdminCapacity), trimPct(p.Capacity))
+			if i > 0 {
+				name, jobs, ps, risk = "", "", "", ""
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, p.Partition, guar, usedText(p.AbsUsed), jobs, ps, risk)
+		}
+	}
+	return tw.Flush()
+}
+
+// psText prints a progress share; below 0.01 it says so rather than
+// printing a zero (a job holding one container of thousands of slots).
+func psText(x float64) string {
+	if x > 0 && x < 0.01 {
+		return "<0.01"
+	}
+	return fmt.Sprintf("%.2f", x)
+}
+
+// usedText prints a use in % of the partition; a sliver is not 0%.
+func usedText(x float64) string {
+	if x > 0 && x < 0.05 {
+		return "<0.1%"
+	}
+	return fmt.Sprintf("%.1f%%", x)
+}
+
+func admin(p *float64) string {
+	if p == nil {
+		return "?"
+	}
+	return trimPct(*p) + "%"
+}
+
+func trimPct(x float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", x), "0"), ".")
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+func onOff(b *bool) string {
+	switch {
+	case b == nil:
+		return "unknown"
+	case *b:
+		return "on"
+	}
+	return "off"
+}

@@ -1,0 +1,89 @@
+package yarn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+)
+
+// Node-label writes (RMWebServices: add-node-labels, remove-node-labels,
+// replace-node-to-labels). On success they answer an empty 200. A body the
+// RM cannot map onto NodeLabelsInfo or NodeToLabelsEntryList is also
+// answered 200 and changes nothing, so callers read back (NodePartitions,
+// NodeLabels) and compare. Bodies use arrays, the form every Jersey JSON
+// configuration accepts.
+
+// AddNodeLabels is POST /add-node-labels.
+func (c *Client) AddNodeLabels(ctx context.Context, labels []Label) error {
+	type info struct {
+		Name        string `json:"name"`
+		Exclusivity bool   `json:"exclusivity"`
+	}
+	body := struct {
+		NodeLabelInfo []info `json:"nodeLabelInfo"`
+	}{}
+	for _, l := range labels {
+		body.NodeLabelInfo = append(body.NodeLabelInfo, info{l.Name, l.Exclusive})
+	}
+	return c.postJSON(ctx, "/ws/v1/cluster/add-node-labels", nil, body)
+}
+
+// RemoveNodeLabels is POST /remove-node-labels?labels=a&labels=b; the RM
+// refuses while a node still carries one of them.
+func (c *Client) RemoveNodeLabels(ctx context.Context, names []string) error {
+	return c.postJSON(ctx, "/ws/v1/cluster/remove-node-labels", url.Values{"labels": names}, nil)
+}
+
+// ReplaceNodeLabels is POST /replace-node-to-labels: node id (host:port) →
+// its one label, "" for the default partition.
+func (c *Client) ReplaceNodeLabels(ctx context.Context, nodeToLabel map[string]string) error {
+	type entry struct {
+		NodeID     string   `json:"nodeId"`
+		NodeLabels []string `json:"nodeLabels"`
+	}
+	body := struct {
+		NodeToLabels []entry `json:"nodeToLabels"`
+	}{}
+	ids := make([]string, 0, len(nodeToLabel))
+	for id := range nodeToLabel {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		e := entry{NodeID: id, NodeLabels: []string{}}
+		if l := nodeToLabel[id]; l != "" {
+			e.NodeLabels = []string{l}
+		}
+		body.NodeToLabels = append(body.NodeToLabels, e)
+	}
+	return c.postJSON(ctx, "/ws/v1/cluster/replace-node-to-labels", nil, body)
+}
+
+// NodePartitions reads every node's partition from /nodes (node id →
+// label, "" for the default partition): the read-back of a label write.
+func (c *Client) NodePartitions(ctx context.Context) (map[string]string, error) {
+	nodes, err := c.Nodes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(nodes))
+	for _, n := range nodes {
+		out[n.ID] = n.Partition
+	}
+	return out, nil
+}
+
+// postJSON POSTs a JSON body (or none) to the active RM; writes are never
+// retried blindly: the caller reads back to learn whether one landed.
+func (c *Client) postJSON(ctx context.Context, path string, query url.Values, body any) error {
+	var data []byte
+	if body != nil {
+		var err error
+		if data, err = json.Marshal(body); err != nil {
+			return fmt.Errorf("POST %s: encode body: %w", path, err)
+		}
+	}
+	return c.do(ctx, "POST", c.ActiveRM()+path, query, data, "application/json", nil)
+}
