@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -36,27 +38,19 @@ func runTrees(o Options) ([]Row, error) {
 		rows = append(rows, Row{Area: "trees", Name: name, Figure: fig, Baseline: base, Ratio: ratio, Goal: goal})
 	}
 	start := time.Now()
-
-	// 1. Nested weight mode: stock, best static (sweep), sidecar.
-	sc, err := sim.LoadScenario("nested-weights")
-	if err != nil {
-		return nil, err
+	// TREES_SCENARIOS (comma-separated) runs part of the area on a busy
+	// machine; unset = all of it.
+	want := func(s string) bool {
+		only := os.Getenv("TREES_SCENARIOS")
+		return only == "" || strings.Contains(","+only+",", ","+s+",")
 	}
-	family, err := nestedFamily(sc)
-	if err != nil {
-		return nil, err
+	if want("nested-weights-sweep") {
+		r, err := nestedSweepRows(seeds)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
 	}
-	runs, err := runScenarioWith("nested-weights", seeds, family)
-	if err != nil {
-		return nil, fmt.Errorf("nested-weights: %w", err)
-	}
-	mean := func(rs []experiment.Result) float64 {
-		return meanOver(rs, func(r experiment.Result) float64 { return meanJobTime(r).Seconds() })
-	}
-	n := len(seeds)
-	stock, static, side := mean(runs.stock), mean(runs.static), mean(runs.side)
-	row(fmt.Sprintf("nested-weights (%d seeds): mean job completion, sidecar vs stock", n), dur(side), dur(stock), fmt.Sprintf("%.2f×", side/stock), "≤0.85×")
-	row(fmt.Sprintf("nested-weights (%d seeds): mean job completion, sidecar vs best static [%s] of %d", n, runs.staticName, len(family)), dur(side), dur(static), fmt.Sprintf("%.2f×", side/static), "≤1.0×")
 
 	// 2. Every steering scenario with the default band and rate limit:
 	// mutations per hour and guarantees outside their band; the nested
@@ -67,7 +61,16 @@ func runTrees(o Options) ([]Row, error) {
 		seed     int64
 		bounded  bool
 	}
-	scenarios := []string{"lee-gpu", "lee-toy", "hetero-100", "fb-2009", "nested-weights", "nested-percent", "nested-absolute"}
+	var scenarios []string
+	for _, s := range []string{"lee-gpu", "lee-toy", "hetero-100", "fb-2009", "nested-weights", "nested-percent", "nested-absolute"} {
+		if want(s) {
+			scenarios = append(scenarios, s)
+		}
+	}
+	mean := func(rs []experiment.Result) float64 {
+		return meanOver(rs, func(r experiment.Result) float64 { return meanJobTime(r).Seconds() })
+	}
+	n := len(seeds)
 	var jobs []job
 	for _, s := range scenarios {
 		for _, seed := range seeds {
@@ -187,6 +190,37 @@ func runTrees(o Options) ([]Row, error) {
 		}
 	}
 	row(fmt.Sprintf("trees: wall time (%d seeds)", n), time.Since(start).Round(time.Second).String(), "", "", "")
+	return rows, nil
+}
+
+// nestedSweepRows: the nested weight-mode tree, sidecar vs stock vs the
+// best static configuration of a sweep in the tree's own mode.
+func nestedSweepRows(seeds []int64) ([]Row, error) {
+	var rows []Row
+	row := func(name, fig, base, ratio, goal string) {
+		rows = append(rows, Row{Area: "trees", Name: name, Figure: fig, Baseline: base, Ratio: ratio, Goal: goal})
+	}
+	// 1. Nested weight mode: stock, best static (sweep), sidecar.
+	sc, err := sim.LoadScenario("nested-weights")
+	if err != nil {
+		return nil, err
+	}
+	family, err := nestedFamily(sc)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := runScenarioWith("nested-weights", seeds, family)
+	if err != nil {
+		return nil, fmt.Errorf("nested-weights: %w", err)
+	}
+	mean := func(rs []experiment.Result) float64 {
+		return meanOver(rs, func(r experiment.Result) float64 { return meanJobTime(r).Seconds() })
+	}
+	n := len(seeds)
+	stock, static, side := mean(runs.stock), mean(runs.static), mean(runs.side)
+	row(fmt.Sprintf("nested-weights (%d seeds): mean job completion, sidecar vs stock", n), dur(side), dur(stock), fmt.Sprintf("%.2f×", side/stock), "≤0.85×")
+	row(fmt.Sprintf("nested-weights (%d seeds): mean job completion, sidecar vs best static [%s] of %d", n, runs.staticName, len(family)), dur(side), dur(static), fmt.Sprintf("%.2f×", side/static), "≤1.0×")
+
 	return rows, nil
 }
 
