@@ -111,6 +111,34 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 			groups[k][path] = pct
 		}
 	}
+	// An absolute parent the plan moves carries its children along at
+	// their shares (their resources are written over the parent's new
+	// value), even when the plan does not target them: children never ask
+	// for more than their parent has.
+	for path, t := range targets {
+		q := tree.ByPath[path]
+		for part, e := range t.Encoding {
+			if e.Mode != schedconf.ModeAbsolute || len(q.Children) == 0 {
+				continue
+			}
+			if _, moved := t.Capacity[part]; !moved {
+				continue
+			}
+			k := groupKey{path, part}
+			if groups[k] != nil {
+				continue
+			}
+			v, ok := q.Capacity[part]
+			if !ok || v.Mode != schedconf.ModeAbsolute {
+				continue
+			}
+			if mode, ok := groupMode(q, part); !ok || mode != schedconf.ModeAbsolute {
+				continue
+			}
+			groups[k] = map[string]float64{}
+			encodings[k] = Encoding{Mode: schedconf.ModeAbsolute, ParentMemoryMB: v.Absolute["memory"], ParentVCores: v.Absolute["vcores"]}
+		}
+	}
 	reasonOf := func(path string) string { return targets[path].Reason }
 
 	gkeys := make([]groupKey, 0, len(groups))
