@@ -106,12 +106,16 @@ func runTrees(o Options) ([]Row, error) {
 				}
 				return err
 			}
-			maxPH := 0
+			maxPH, mutations := 0, 0
 			res, err := experiment.RunSidecar(j.scenario, j.seed, experiment.SidecarOptions{WarmupSeed: j.seed + 100, Config: cfg, MCSamples: 50,
 				OnCycle: func(rep sidecar.CycleReport) {
 					bc.Check(rep)
 					if rep.Outcome.MutationsLastHour > maxPH {
 						maxPH = rep.Outcome.MutationsLastHour
+					}
+					// Scheduler-conf mutations only (priority-only plans are not).
+					if rep.Outcome.Result == sidecar.ResultApplied && rep.Plan != nil && len(rep.Plan.Mutation.UpdateQueue)+len(rep.Plan.Mutation.GlobalUpdates)+len(rep.Plan.Mutation.AddQueue)+len(rep.Plan.Mutation.RemoveQueue) > 0 {
+						mutations++
 					}
 				}})
 			if err != nil {
@@ -124,6 +128,7 @@ func runTrees(o Options) ([]Row, error) {
 				}
 			}
 			mu.Lock()
+			res.Applied = mutations
 			out[i] = outcome{res: res, stock: st, maxPerHour: maxPH, plans: bc.Plans, violations: bc.Violations}
 			mu.Unlock()
 			return nil
