@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build test test-browser bench demo lint proto clean
+.PHONY: all build test test-browser bench demo lint proto clean fuzz soak
 
 all: build
 
@@ -18,6 +18,24 @@ test:
 
 test-browser:
 	$(GO) test -count=1 -run Browser -v ./sidecar/...
+
+# Every fuzz target for FUZZTIME each (`make test` replays their seed
+# corpora, testdata/fuzz included). A crash leaves its input under the
+# package's testdata/fuzz/<Target>/: fix it and commit that file.
+FUZZTIME ?= 1m
+FUZZ_TARGETS := \
+	./yarn:FuzzClientViews ./yarn:FuzzHadoopConf \
+	./yarn/schedconf:FuzzParseConfInfo ./yarn/schedconf:FuzzParseMutation ./yarn/schedconf:FuzzParseCapacity \
+	./hdfs/ipc:FuzzReadPacket ./hdfs/ipc:FuzzCall ./hdfs:FuzzLoadOptions \
+	./testenv/sim:FuzzParseScenario ./sidecar:FuzzParseConfig ./sidecar:FuzzReadAudit ./calibrate:FuzzImport
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "== $$fn ($$pkg) for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg; done
+
+# The kill -9 harness with 100 kills (`make test` runs 10).
+soak: build
+	KILLTEST_KILLS=100 $(GO) test -count=1 -timeout 30m -run TestKillAnywhere -v ./testenv/killtest/
 
 # Every benchmark row of BENCHMARKS.md, printed as one table.
 bench: build

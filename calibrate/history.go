@@ -9,6 +9,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/yarn-sidecar/yarn-sidecar/internal/killpoint"
 )
 
 // schemaVersion is the history's layout; Open migrates older files.
@@ -85,6 +87,9 @@ func (s *Store) Add(samples []Sample) (int, error) {
 				return err
 			}
 			added++
+		}
+		if added > 0 {
+			killpoint.At(killpoint.StoreWrite)
 		}
 		return nil
 	})
@@ -178,7 +183,7 @@ func (s *Store) Import(r io.Reader) (int, error) {
 		batch = append(batch, sm)
 	}
 	if err := sc.Err(); err != nil {
-		return 0, err
+		return 0, fmt.Errorf("import line %d: %w", line+1, err)
 	}
 	return s.Add(batch)
 }

@@ -25,6 +25,12 @@ type Sample struct {
 	// JobMaps and JobElapsed describe the whole run (for size regression).
 	JobMaps    int           `json:"jobMaps,omitempty"`
 	JobElapsed time.Duration `json:"jobElapsed,omitempty"`
+	// CPU is the attempt's CPU_MILLISECONDS and Locality where it read
+	// from (NODE_LOCAL, RACK_LOCAL, OFF_SWITCH; "" unknown): together with
+	// Bytes they give the read bandwidth by locality (bandwidth.go).
+	// Histories written before they were kept have neither.
+	CPU      time.Duration `json:"cpu,omitempty"`
+	Locality string        `json:"locality,omitempty"`
 }
 
 // IsMap reports whether the sample is a map attempt.
@@ -71,7 +77,7 @@ func SamplesFromApp(a cluster.App, class string, types map[string]string) []Samp
 			continue
 		}
 		s := Sample{AttemptID: at.ID, JobID: a.Job.ID, Class: class, NodeType: t, Finish: at.FinishTime,
-			Elapsed: at.Elapsed, Bytes: at.HDFSBytesRead, Type: string(at.Type), JobMaps: maps, JobElapsed: jobElapsed}
+			Elapsed: at.Elapsed, Bytes: at.HDFSBytesRead, Type: string(at.Type), JobMaps: maps, JobElapsed: jobElapsed, CPU: at.CPUTime}
 		if at.Type == cluster.TaskReduce {
 			s.Shuffle = at.ShuffleElapsed
 			s.Elapsed = at.MergeElapsed + at.ReduceElapsed

@@ -9,6 +9,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	colinmarc "github.com/colinmarc/hdfs/v2"
@@ -51,6 +52,9 @@ type Client struct {
 	opts Options
 	ns   *colinmarc.Client
 	loc  *locator
+	// calls counts the NameNode RPCs this client made (Stat and the
+	// block-location calls), for callers that budget them.
+	calls atomic.Int64
 }
 
 // NewClient connects to the first available NameNode of opts.Addresses.
@@ -88,7 +92,9 @@ func NewClient(opts Options) (*Client, error) {
 		ns.Close()
 		return nil, err
 	}
-	return &Client{opts: opts, ns: ns, loc: loc}, nil
+	c := &Client{opts: opts, ns: ns, loc: loc}
+	loc.calls = &c.calls
+	return c, nil
 }
 
 // Namespace is the colinmarc/hdfs client, for Stat, ReadDir, Walk and
@@ -97,7 +103,12 @@ func NewClient(opts Options) (*Client, error) {
 func (c *Client) Namespace() *colinmarc.Client { return c.ns }
 
 // Stat returns the status of a path.
-func (c *Client) Stat(p string) (os.FileInfo, error) { return c.ns.Stat(p) }
+func (c *Client) Stat(p string) (os.FileInfo, error) { c.calls.Add(1); return c.ns.Stat(p) }
+
+// Calls is the number of NameNode calls made so far through Stat,
+// JobBlockMap, FileBlocks and ListLocated (ReadDir and Walk through
+// Namespace are not counted).
+func (c *Client) Calls() int64 { return c.calls.Load() }
 
 // ReadDir lists a directory in name order.
 func (c *Client) ReadDir(p string) ([]os.FileInfo, error) { return c.ns.ReadDir(p) }

@@ -116,7 +116,7 @@ func (c *Client) addInput(ctx context.Context, m *BlockMap, p string) error {
 		}
 		return nil
 	}
-	fi, err := c.ns.Stat(p)
+	fi, err := c.Stat(p)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/yarn-sidecar/yarn-sidecar/hdfs/ipc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -47,6 +48,8 @@ type locator struct {
 	opts Options
 	s    *locSchema
 
+	calls *atomic.Int64 // the Client's call counter; nil counts nothing
+
 	mu   sync.Mutex
 	conn *ipc.Conn
 	cur  int // index in opts.Addresses of conn, or of the next to dial
@@ -76,6 +79,9 @@ func (l *locator) close() error {
 func (l *locator) call(ctx context.Context, method string, req, resp protoreflect.Message) error {
 	if l.opts.KerberosClient != nil {
 		return ErrKerberosBlockLocations
+	}
+	if l.calls != nil {
+		l.calls.Add(1)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

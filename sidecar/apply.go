@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/yarn-sidecar/yarn-sidecar/internal/killpoint"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -141,6 +142,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		if out.Result == ResultNoChange || out.Result == ResultDeferred || a.Audit == nil {
 			return
 		}
+		killpoint.At(killpoint.BeforeAudit)
 		if aerr := a.Audit.Append(entry); aerr != nil {
 			log.Error("audit log write failed", "error", aerr)
 			err = errors.Join(err, aerr)
@@ -253,7 +255,12 @@ func (a *Applier) applyMutation(ctx context.Context, plan *Plan, entry *AuditEnt
 	// From here on the caller's cancellation is ignored: finish what we start.
 	wctx, cancel := a.writeContext(ctx)
 	defer cancel()
+	if err := a.recordIntent(plan, version); err != nil {
+		return ResultFailed, version, err // nothing sent
+	}
+	killpoint.At(killpoint.BeforePut)
 	putErr := a.API.UpdateConf(wctx, plan.Mutation)
+	killpoint.At(killpoint.AfterPut)
 	got, readErr := a.API.SchedulerConf(wctx)
 	newVersion, _ := a.API.ConfVersion(wctx)
 	if readErr != nil && putErr != nil && isNoActiveRM(putErr) && isNoActiveRM(readErr) {
@@ -277,6 +284,11 @@ func (a *Applier) applyMutation(ctx context.Context, plan *Plan, entry *AuditEnt
 			}
 			// The RM refused as one transaction: nothing changed.
 			return ResultRejected, newVersion, &RejectedError{Stage: "rm-apply", Err: putErr}
+		}
+		if landedWhole(live, got, after, version, newVersion) {
+			log.Warn("the PUT's answer was lost but the read-back and the version show it landed whole", "error", putErr,
+				"version_before", version, "version_after", newVersion)
+			return ResultApplied, newVersion, nil
 		}
 		return a.rollback(wctx, live, got, fmt.Errorf("apply failed but the conf changed: %w", putErr), entry, log)
 	}

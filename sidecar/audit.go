@@ -83,6 +83,7 @@ func (l *AuditLog) Append(e AuditEntry) error {
 	if err := l.f.Sync(); err != nil {
 		return fmt.Errorf("sync audit log %s: %w", l.f.Name(), err)
 	}
+	l.clearIntent() // the attempt in flight, if any, is recorded now
 	return nil
 }
 
@@ -107,5 +108,8 @@ func ReadAudit(r io.Reader) ([]AuditEntry, error) {
 		}
 		out = append(out, e)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return out, fmt.Errorf("audit log line %d: %w", line+1, err)
+	}
+	return out, nil
 }

@@ -38,6 +38,9 @@ type Config struct {
 	CAFile string `yaml:"ca_file"`
 	// Kerberos, when set, authenticates with SPNEGO.
 	Kerberos *KerberosConfig `yaml:"kerberos"`
+	// HA, when set, runs this sidecar as one of several: only the one
+	// elected through ZooKeeper writes to YARN (see sidecar/leader).
+	HA *HAConfig `yaml:"ha"`
 
 	// Interval between control cycles in `run`.
 	Interval time.Duration `yaml:"interval"`
@@ -62,6 +65,8 @@ type Config struct {
 	// Labels lays out node-label partitions (safety.allow_node_label_changes
 	// lets the daemon apply them; `labels plan` shows them anyway).
 	Labels LabelsConfig `yaml:"labels"`
+	// HDFS is where the NameNodes are and how often to read block maps.
+	HDFS HDFSConfig `yaml:"hdfs"`
 
 	// Guarantee is the default band for every queue (config_guarantee.go);
 	// Rate bounds how often the sidecar writes.
@@ -237,8 +242,16 @@ func (c *Config) Validate() error {
 	if c.Timeout < 0 {
 		add("timeout", "must be positive, got %s", c.Timeout)
 	}
+	if c.HDFS.MaxCallsPerCycle < 0 {
+		add("hdfs.max_calls_per_cycle", "must not be negative, got %d", c.HDFS.MaxCallsPerCycle)
+	}
 	if c.Interval < time.Second {
 		add("interval", "must be at least 1s, got %s", c.Interval)
+	}
+	if h := c.HA; h != nil {
+		for _, p := range h.validate() {
+			add("ha."+p[0], "%s", p[1])
+		}
 	}
 	for q, qc := range c.Queues {
 		if !strings.HasPrefix(q, "root.") {

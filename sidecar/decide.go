@@ -44,6 +44,9 @@ type PSDecider struct {
 	// them (the admin's intent; persisted when its Path is set). Nil: an
 	// in-memory one, kept for the decider's lifetime.
 	FirstSeen *FirstSeen
+	// ReadCost, when set, gives the effective-rate step (effective.go) the
+	// cycle's block maps, processing times and bandwidths.
+	ReadCost func() *ReadCost
 }
 
 type tableRates struct{ t *calibrate.Table }
@@ -112,6 +115,13 @@ func (d *PSDecider) status(s *decideState, dec *Decision) {
 	sort.Slice(dec.Queues, func(i, j int) bool {
 		return dec.Queues[i].Queue+"\x00"+dec.Queues[i].Partition < dec.Queues[j].Queue+"\x00"+dec.Queues[j].Partition
 	})
+}
+
+func (d *PSDecider) readCost() *ReadCost {
+	if d.ReadCost == nil {
+		return nil
+	}
+	return d.ReadCost()
 }
 
 func ptr(p *float64) float64 {

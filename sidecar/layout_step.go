@@ -21,6 +21,9 @@ type LabelsConfig struct {
 	// MinSpeedup: a node type gets a label when a class runs at least this
 	// much faster there than on its best other type (default 1.5).
 	MinSpeedup float64 `yaml:"min_speedup"`
+	// MinShare: the classes that justify a label must fill at least this
+	// share of the type's slots (default 0.1).
+	MinShare float64 `yaml:"min_share"`
 	// Exclusive makes the labels it creates exclusive (default false:
 	// default-partition work may use idle labelled nodes).
 	Exclusive bool `yaml:"exclusive"`
@@ -131,7 +134,7 @@ func (l *LabelLayouter) LayoutInput(snap cluster.Snapshot) ([]affinity.LayoutNod
 // a row the same change has been proposed.
 func (l *LabelLayouter) Propose(snap cluster.Snapshot, existing []yarn.Label) (LayoutReport, error) {
 	nodes, classes := l.LayoutInput(snap)
-	layout, err := affinity.PlanLayout(nodes, classes, affinity.LayoutOptions{MinSpeedup: l.Config.MinSpeedup, Exclusive: l.Config.Exclusive})
+	layout, err := affinity.PlanLayout(nodes, classes, affinity.LayoutOptions{MinSpeedup: l.Config.MinSpeedup, MinShare: l.Config.MinShare, Exclusive: l.Config.Exclusive})
 	if err != nil {
 		return LayoutReport{}, fmt.Errorf("node-label layout: %w", err)
 	}

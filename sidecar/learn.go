@@ -31,10 +31,15 @@ type HistoryLearner struct {
 	// minutes old loses nothing, and a busy cluster finishes jobs every few
 	// seconds. Zero recomputes on every ingest.
 	RecomputeEvery time.Duration
+	// Locality, when set, says where a finished map attempt read from
+	// (BlockMaps.AttemptLocality): samples with one teach read bandwidth.
+	Locality func(jobID string, at cluster.Attempt) string
 
 	mu     sync.RWMutex
 	table  *calibrate.Table
 	models map[string]deadline.PhaseModel
+	bw     map[string]calibrate.ReadBandwidth
+	proc   map[string]calibrate.Processing
 	// samples mirrors the store in memory once Refresh has read it, so a
 	// cycle that ingests a few jobs does not re-read the whole history.
 	samples  []calibrate.Sample
@@ -57,7 +62,10 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 	added, partial := 0, false
 	var fresh []calibrate.Sample
 	for _, a := range jobs {
-		ss := calibrate.SamplesFromApp(a, h.ClassKey.ClassOf(a), types)
+		// Each attempt's node by its NM web address (host:port), so two
+		// NodeManagers on one host are told apart.
+		ss := calibrate.SamplesFromApp(cluster.WithAttemptNodes(a, snap.Nodes), h.ClassKey.ClassOf(a), types)
+		h.placeReads(a, ss)
 		n, err := h.Store.Add(ss)
 		if err != nil {
 			return err
@@ -116,9 +124,42 @@ func (h *HistoryLearner) Refresh() error {
 func (h *HistoryLearner) recompute(all []calibrate.Sample) {
 	t := calibrate.Estimate(all, h.Options)
 	m := ModelsFromSamples(all)
+	bw := calibrate.Bandwidths(all, h.Options.MinSamples)
+	proc := calibrate.ProcessingTimes(all, h.Options.MinSamples)
 	h.mu.Lock()
-	h.table, h.models = t, m
+	h.table, h.models, h.bw, h.proc = t, m, bw, proc
 	h.mu.Unlock()
+}
+
+// placeReads sets each map sample's locality from the Locality hook.
+func (h *HistoryLearner) placeReads(a cluster.App, ss []calibrate.Sample) {
+	if h.Locality == nil || a.Job == nil {
+		return
+	}
+	byID := make(map[string]cluster.Attempt, len(a.Job.Attempts))
+	for _, at := range a.Job.Attempts {
+		byID[at.ID] = at
+	}
+	for i := range ss {
+		if ss[i].IsMap() {
+			ss[i].Locality = h.Locality(a.Job.ID, byID[ss[i].AttemptID])
+		}
+	}
+}
+
+// Bandwidths is the read bandwidth by locality per node type learned from
+// the history (empty before any attempt with a known locality).
+func (h *HistoryLearner) Bandwidths() map[string]calibrate.ReadBandwidth {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.bw
+}
+
+// Processing is each class's map processing time per node type.
+func (h *HistoryLearner) Processing() map[string]calibrate.Processing {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.proc
 }
 
 // Models are the deadline models per class from the history.

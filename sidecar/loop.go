@@ -67,6 +67,8 @@ type CycleReport struct {
 	Err      error
 	// Layout is the node-label step's proposal and what it did (nil when off).
 	Layout *LayoutReport
+	// Inputs is the HDFS step's view of running jobs' inputs (nil when off).
+	Inputs *InputsReport
 }
 
 // Loop runs control cycles. Run it with Run; one cycle with Once.
@@ -85,6 +87,10 @@ type Loop struct {
 	// LabelAPI writes them through the applier.
 	Labels   *LabelLayouter
 	LabelAPI NodeLabelAPI
+	// BlockMaps, when set, reads running jobs' HDFS block maps each cycle
+	// (cached, within a NameNode call budget) before the learner and the
+	// decision run.
+	BlockMaps *BlockMaps
 
 	mu    sync.Mutex // one cycle at a time
 	cycle int64
@@ -114,6 +120,12 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	rep.Snapshot = snap
 	for _, le := range snap.Errors {
 		log.Warn("part of the snapshot could not be read", "what", le.What, "endpoint", le.Endpoint, "error", le.Err)
+	}
+	if l.BlockMaps != nil {
+		rep.Inputs = l.BlockMaps.Refresh(ctx, snap)
+		for _, j := range rep.Inputs.Failed() {
+			log.Warn("job input unreadable", "app", j.AppID, "error", j.Err)
+		}
 	}
 	if l.Learner != nil {
 		if err := l.Learner.Learn(ctx, snap); err != nil {

@@ -21,6 +21,7 @@ func RecordCycle(b *StatusBoard, rep CycleReport) {
 		st.Jobs, st.Rates, st.Queues = d.Jobs, d.Rates, d.Queues
 		st.SumPS, st.MinPS, st.BoundPS = d.SumPS, d.MinPS, d.BoundPS
 		st.MutationsLastHour = rep.Outcome.MutationsLastHour
+		st.Inputs = rep.Inputs
 		pt := PSPoint{Time: rep.Snapshot.Time, SumPS: d.SumPS, MinPS: d.MinPS, Bound: d.BoundPS, Jobs: map[string]float64{}}
 		for _, j := range d.Jobs {
 			pt.Jobs[j.AppID] = j.PS

@@ -149,6 +149,9 @@ type Status struct {
 	// MutationsLastHour is the scheduler-conf mutations written in the
 	// hour before Time (the rate limit's count).
 	MutationsLastHour int `json:"mutationsLastHour"`
+	// Inputs is the latest cycle's view of running jobs' HDFS inputs,
+	// unreadable ones with their error (nil when block maps are off).
+	Inputs *InputsReport `json:"inputs,omitempty"`
 }
 
 // Overview is what the report's header, queue table and "what it bought"

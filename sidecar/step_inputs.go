@@ -31,13 +31,22 @@ func (slotsStep) Run(s *decideState) error {
 	return nil
 }
 
-// ratesStep exposes the calibration table's CR ratios to the planner.
-type ratesStep struct{}
+// ratesStep exposes the calibration table's CR ratios to the planner —
+// effective rates (effective.go: the cost of reading each class's input
+// where it would run) when ReadCost is set.
+type ratesStep struct{ ReadCost func() *ReadCost }
 
 func (ratesStep) Name() string { return "rates" }
 
-func (ratesStep) Run(s *decideState) error {
+func (st ratesStep) Run(s *decideState) error {
 	s.Rates = tableRates{s.Table}
+	if st.ReadCost != nil && s.Table != nil {
+		if rc := st.ReadCost(); rc != nil {
+			var notes []string
+			s.Rates, notes = EffectiveRates(s.Rates, s.Table.Reference, ClassLocality(s.Snap, s.Types, s.ClassOf, rc.Inputs), *rc)
+			s.Notes = append(s.Notes, notes...)
+		}
+	}
 	if s.Table == nil || len(s.Table.Classes()) == 0 {
 		s.Notes = append(s.Notes, "no calibration history yet: every rate is taken as 1 (uncalibrated) until finished maps are ingested")
 	}

@@ -52,7 +52,7 @@ type decideStep interface {
 func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 	return []decideStep{
 		slotsStep{},
-		ratesStep{},
+		ratesStep{ReadCost: d.ReadCost},
 		demandStep{Queues: d.Queues, Seen: seen},
 		deadlineStep{Models: d.Models, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		psPlanStep{},

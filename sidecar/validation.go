@@ -118,13 +118,14 @@ func mustNotAct(ctx context.Context, err error) error {
 
 // isNoActiveRM is the hook for "no active RM" (a standby's 307 with Refresh
 // and no Location, body "Can not find any active RM"): the applier must not
-// act. HOOK(issue 14): when the yarn package exports ErrNoActiveRM, add
-// errors.Is(err, yarn.ErrNoActiveRM) here; until then any error offering
-// NoActiveRM() bool, or carrying the RM's own message or that sentinel's
-// text, counts.
+// act: the client's yarn.ErrNoActiveRM, an error offering NoActiveRM()
+// bool (fakes), or the RM's own message when it reached us as text.
 func isNoActiveRM(err error) bool {
 	if err == nil {
 		return false
+	}
+	if errors.Is(err, yarn.ErrNoActiveRM) {
+		return true
 	}
 	var n interface{ NoActiveRM() bool }
 	if errors.As(err, &n) && n.NoActiveRM() {

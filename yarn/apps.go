@@ -11,23 +11,43 @@ import (
 )
 
 type appJSON struct {
-	ID                     string  `json:"id"`
-	User                   string  `json:"user"`
-	Name                   string  `json:"name"`
-	Queue                  string  `json:"queue"`
-	State                  string  `json:"state"`
-	Progress               float64 `json:"progress"`
-	TrackingURL            string  `json:"trackingUrl"`
-	ApplicationType        string  `json:"applicationType"`
-	ApplicationTags        string  `json:"applicationTags"`
-	Priority               int     `json:"priority"`
-	StartedTime            int64   `json:"startedTime"`
-	FinishedTime           int64   `json:"finishedTime"`
-	AllocatedMB            int64   `json:"allocatedMB"`
-	AllocatedVCores        int64   `json:"allocatedVCores"`
-	RunningContainers      int     `json:"runningContainers"`
-	MasterNodeID           string  `json:"masterNodeId"`
-	AppNodeLabelExpression string  `json:"appNodeLabelExpression"`
+	ID                     string        `json:"id"`
+	User                   string        `json:"user"`
+	Name                   string        `json:"name"`
+	Queue                  string        `json:"queue"`
+	State                  string        `json:"state"`
+	Progress               jerseyFloat   `json:"progress"`
+	TrackingURL            string        `json:"trackingUrl"`
+	ApplicationType        string        `json:"applicationType"`
+	ApplicationTags        string        `json:"applicationTags"`
+	Priority               jerseyInt     `json:"priority"`
+	StartedTime            jerseyInt     `json:"startedTime"`
+	FinishedTime           jerseyInt     `json:"finishedTime"`
+	AllocatedMB            jerseyInt     `json:"allocatedMB"`
+	AllocatedVCores        jerseyInt     `json:"allocatedVCores"`
+	RunningContainers      jerseyInt     `json:"runningContainers"`
+	MasterNodeID           string        `json:"masterNodeId"`
+	AppNodeLabelExpression string        `json:"appNodeLabelExpression"`
+	ResourceInfo           *appResources `json:"resourceInfo"`
+	// What preemption took from the app (ProportionalCapacityPreemptionPolicy).
+	PreemptedResourceMB        jerseyInt `json:"preemptedResourceMB"`
+	PreemptedResourceVCores    jerseyInt `json:"preemptedResourceVCores"`
+	NumNonAMContainerPreempted jerseyInt `json:"numNonAMContainerPreempted"`
+	NumAMContainerPreempted    jerseyInt `json:"numAMContainerPreempted"`
+	PreemptedMemorySeconds     jerseyInt `json:"preemptedMemorySeconds"`
+	PreemptedVcoreSeconds      jerseyInt `json:"preemptedVcoreSeconds"`
+}
+
+// appResources is an app's usage per node-label partition (3.3+), one
+// entry per partition the app has touched.
+type appResources struct {
+	ByPartition jerseyList[struct {
+		PartitionName string        `json:"partitionName"`
+		Used          *resourceJSON `json:"used"`
+		Reserved      *resourceJSON `json:"reserved"`
+		Pending       *resourceJSON `json:"pending"`
+		AMUsed        *resourceJSON `json:"amUsed"`
+	}] `json:"resourceUsagesByPartition"`
 }
 
 func msTime(ms int64) time.Time {
@@ -37,6 +57,9 @@ func msTime(ms int64) time.Time {
 	return time.UnixMilli(ms).UTC()
 }
 
+// app converts the RM's view. Queue is what the RM reports: the leaf's
+// short name on 3.3 ("crypto"), its full path on later releases
+// ("root.crypto"); Snapshot.ResolveAppQueues turns it into the path.
 func (a appJSON) app() cluster.App {
 	var tags []string
 	for _, t := range strings.Split(a.ApplicationTags, ",") {
@@ -44,14 +67,23 @@ func (a appJSON) app() cluster.App {
 			tags = append(tags, t)
 		}
 	}
-	q := a.Queue
-	if q != "" && !strings.HasPrefix(q, "root.") && q != "root" {
-		q = "root." + q
-	}
-	return cluster.App{ID: a.ID, Name: a.Name, User: a.User, Queue: q, State: cluster.AppState(a.State), Type: a.ApplicationType,
-		Priority: a.Priority, Tags: tags, Progress: a.Progress, StartedTime: msTime(a.StartedTime), FinishedTime: msTime(a.FinishedTime),
+	out := cluster.App{ID: a.ID, Name: a.Name, User: a.User, Queue: a.Queue, State: cluster.AppState(a.State), Type: a.ApplicationType,
+		Priority: int(a.Priority), Tags: tags, Progress: float64(a.Progress), StartedTime: msTime(int64(a.StartedTime)), FinishedTime: msTime(int64(a.FinishedTime)),
 		TrackingURL: a.TrackingURL, NodeLabelExpression: a.AppNodeLabelExpression,
-		Allocated: cluster.Resource{MemoryMB: a.AllocatedMB, VCores: a.AllocatedVCores}, RunningContainers: a.RunningContainers}
+		Allocated: cluster.Resource{MemoryMB: int64(a.AllocatedMB), VCores: int64(a.AllocatedVCores)}, RunningContainers: int(a.RunningContainers)}
+	if p := (cluster.AppPreemption{Resource: cluster.Resource{MemoryMB: int64(a.PreemptedResourceMB), VCores: int64(a.PreemptedResourceVCores)},
+		NonAMContainers: int(a.NumNonAMContainerPreempted), AMContainers: int(a.NumAMContainerPreempted),
+		MemorySeconds: int64(a.PreemptedMemorySeconds), VCoreSeconds: int64(a.PreemptedVcoreSeconds)}); p != (cluster.AppPreemption{}) {
+		out.Preempted = &p
+	}
+	if a.ResourceInfo != nil && len(a.ResourceInfo.ByPartition) > 0 {
+		out.UsageByPartition = make(map[string]cluster.AppPartitionUsage, len(a.ResourceInfo.ByPartition))
+		for _, p := range a.ResourceInfo.ByPartition {
+			out.UsageByPartition[p.PartitionName] = cluster.AppPartitionUsage{Used: p.Used.resource(), Reserved: p.Reserved.resource(),
+				Pending: p.Pending.resource(), AMUsed: p.AMUsed.resource()}
+		}
+	}
+	return out
 }
 
 // Apps reads /ws/v1/cluster/apps in the given states (e.g. RUNNING).
@@ -60,11 +92,7 @@ func (c *Client) Apps(ctx context.Context, states ...string) ([]cluster.App, err
 	if len(states) > 0 {
 		q.Set("states", strings.Join(states, ","))
 	}
-	var body struct {
-		Apps *struct {
-			App []appJSON `json:"app"`
-		} `json:"apps"`
-	}
+	var body appsJSON
 	if err := c.rmGet(ctx, "/ws/v1/cluster/apps", q, &body); err != nil {
 		return nil, err
 	}
@@ -81,16 +109,78 @@ func (c *Client) Apps(ctx context.Context, states ...string) ([]cluster.App, err
 	return out, nil
 }
 
+// appsJSON is the body of /apps ("apps": null when there are none).
+type appsJSON struct {
+	Apps *struct {
+		App jerseyList[appJSON] `json:"app"`
+	} `json:"apps"`
+}
+
+// appAttemptsJSON is the body of /apps/{id}/appattempts.
+type appAttemptsJSON struct {
+	AppAttempts *struct {
+		AppAttempt jerseyList[appAttemptJSON] `json:"appAttempt"`
+	} `json:"appAttempts"`
+}
+
+// appAttemptJSON is one entry of /apps/{id}/appattempts.
+type appAttemptJSON struct {
+	ID              jerseyInt `json:"id"`
+	AppAttemptID    string    `json:"appAttemptId"`
+	NodeID          string    `json:"nodeId"`
+	NodeHTTPAddress string    `json:"nodeHttpAddress"`
+	ContainerID     string    `json:"containerId"`
+	StartTime       jerseyInt `json:"startTime"`
+	FinishedTime    jerseyInt `json:"finishedTime"`
+}
+
+// containerJSON is one entry of an app attempt's containers. Hadoop 3.3.6
+// sends its numbers as strings and nodeHttpAddress with a scheme.
+type containerJSON struct {
+	ContainerID     string    `json:"containerId"`
+	AllocatedMB     jerseyInt `json:"allocatedMB"`
+	AllocatedVCores jerseyInt `json:"allocatedVCores"`
+	AssignedNodeID  string    `json:"assignedNodeId"`
+	NodeID          string    `json:"nodeId"`
+	NodeHTTPAddress string    `json:"nodeHttpAddress"`
+	Priority        jerseyInt `json:"priority"`
+	StartedTime     jerseyInt `json:"startedTime"`
+	FinishedTime    jerseyInt `json:"finishedTime"`
+	ElapsedTime     jerseyInt `json:"elapsedTime"`
+	ExitStatus      jerseyInt `json:"containerExitStatus"`
+	State           string    `json:"containerState"`
+}
+
+// node is the container's RM node id.
+func (ct containerJSON) node() string {
+	if ct.NodeID != "" {
+		return ct.NodeID
+	}
+	return ct.AssignedNodeID
+}
+
+// containersJSON is the body of .../appattempts/{attempt}/containers:
+// {"container":[...]} on 3.3.6 (an object for one container, {} for
+// none), {"containers":{"container":[...]}} where a release wraps it.
+type containersJSON struct {
+	Containers *struct {
+		Container jerseyList[containerJSON] `json:"container"`
+	} `json:"containers"`
+	Container jerseyList[containerJSON] `json:"container"`
+}
+
+func (b containersJSON) list() []containerJSON {
+	list := append([]containerJSON(nil), b.Container...)
+	if b.Containers != nil {
+		list = append(list, b.Containers.Container...)
+	}
+	return list
+}
+
 // Containers reads the running containers of an app's current attempt
 // (/apps/{id}/appattempts/{attempt}/containers) and counts them per node.
 func (c *Client) Containers(ctx context.Context, appID string) (map[string]int, error) {
-	var attempts struct {
-		AppAttempts *struct {
-			AppAttempt []struct {
-				AppAttemptID string `json:"appAttemptId"`
-			} `json:"appAttempt"`
-		} `json:"appAttempts"`
-	}
+	var attempts appAttemptsJSON
 	if err := c.rmGet(ctx, "/ws/v1/cluster/apps/"+appID+"/appattempts", nil, &attempts); err != nil {
 		return nil, err
 	}
@@ -98,32 +188,13 @@ func (c *Client) Containers(ctx context.Context, appID string) (map[string]int, 
 		return nil, nil
 	}
 	last := attempts.AppAttempts.AppAttempt[len(attempts.AppAttempts.AppAttempt)-1].AppAttemptID
-	var body struct {
-		Containers *struct {
-			Container []struct {
-				NodeID         string `json:"nodeId"`
-				AssignedNodeID string `json:"assignedNodeId"`
-			} `json:"container"`
-		} `json:"containers"`
-		Container []struct {
-			NodeID         string `json:"nodeId"`
-			AssignedNodeID string `json:"assignedNodeId"`
-		} `json:"container"`
-	}
+	var body containersJSON
 	if err := c.rmGet(ctx, "/ws/v1/cluster/apps/"+appID+"/appattempts/"+last+"/containers", nil, &body); err != nil {
 		return nil, err
 	}
-	list := body.Container
-	if body.Containers != nil {
-		list = append(list, body.Containers.Container...)
-	}
 	out := map[string]int{}
-	for _, ct := range list {
-		n := ct.NodeID
-		if n == "" {
-			n = ct.AssignedNodeID
-		}
-		out[n]++
+	for _, ct := range body.list() {
+		out[ct.node()]++
 	}
 	return out, nil
 }
@@ -132,17 +203,15 @@ func (c *Client) Containers(ctx context.Context, appID string) (map[string]int, 
 // reports after the update (it caps values above the maximum).
 func (c *Client) SetAppPriority(ctx context.Context, appID string, p int) (int, error) {
 	var out struct {
-		Priority int `json:"priority"`
+		Priority jerseyInt `json:"priority"`
 	}
-	u := c.ActiveRM() + "/ws/v1/cluster/apps/" + appID + "/priority"
-	if err := c.do(ctx, "PUT", u, nil, []byte(fmt.Sprintf(`{"priority":%d}`, p)), "application/json", &out); err != nil {
+	if err := c.rmWrite(ctx, "PUT", "/ws/v1/cluster/apps/"+appID+"/priority", nil, []byte(fmt.Sprintf(`{"priority":%d}`, p)), "application/json", &out); err != nil {
 		return 0, err
 	}
-	return out.Priority, nil
+	return int(out.Priority), nil
 }
 
 // MoveApp is PUT /apps/{id}/queue.
 func (c *Client) MoveApp(ctx context.Context, appID, queue string) error {
-	u := c.ActiveRM() + "/ws/v1/cluster/apps/" + appID + "/queue"
-	return c.do(ctx, "PUT", u, nil, []byte(fmt.Sprintf(`{"queue":%q}`, queue)), "application/json", nil)
+	return c.rmWrite(ctx, "PUT", "/ws/v1/cluster/apps/"+appID+"/queue", nil, []byte(fmt.Sprintf(`{"queue":%q}`, queue)), "application/json", nil)
 }

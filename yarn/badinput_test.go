@@ -15,7 +15,8 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
-// Servers that misbehave. Every failure must name the endpoint it came
+// The client's one suite of bad input (errors_test.go merged in): servers
+// that misbehave. Every failure must name the endpoint it came
 // from and say what was wrong; tolerable oddities (unknown fields) must not
 // fail. Handlers that stall wait on the request context or a channel the
 // test closes, so no server goroutine outlives its test.
@@ -135,17 +136,17 @@ func TestMisbehavingEndpoints(t *testing.T) {
 			want: []string{"HTTP 400", "Only 'KILLED' is allowed"}, status: 400, hits: 1},
 		{name: "HTML login page",
 			handler: func(<-chan struct{}) http.HandlerFunc { return reply(200, "text/html; charset=utf-8", loginPage) },
-			want:    []string{"expected JSON", "text/html", "login page"}},
+			want:    []string{"expected JSON", "text/html", "login page"}, hits: 1}, // an unusable answer is not asked for again
 		{name: "HTML labelled as JSON",
 			handler: func(<-chan struct{}) http.HandlerFunc {
 				return reply(200, "application/json", "\n  <!DOCTYPE html>"+loginPage)
 			},
-			want: []string{"expected JSON", "application/json"}},
+			want: []string{"expected JSON", "application/json"}, hits: 1},
 		{name: "truncated JSON",
 			handler: func(<-chan struct{}) http.HandlerFunc {
 				return reply(200, "application/json", `{"nodes":{"node":[{"id":"h1:8041","rack":"/r1","state":"RUN`)
 			},
-			want: []string{"decode JSON", "unexpected end of JSON input"}},
+			want: []string{"decode JSON", "unexpected end of JSON input"}, hits: 1},
 		{name: "over the size cap",
 			handler: func(<-chan struct{}) http.HandlerFunc { return reply(200, "application/json", big) },
 			cfg:     func(c *Config) { c.MaxResponseBytes = 64 },
@@ -387,6 +388,9 @@ func TestStandbyRM(t *testing.T) {
 		{"200 text page: no active RM", func(string) http.HandlerFunc {
 			return reply(200, "text/plain;charset=utf-8", "There is no active RM right now.\nHA Zookeeper Connection State: CONNECTED\n")
 		}, true},
+		{"200 text page: the standby names the active RM", func(string) http.HandlerFunc {
+			return reply(200, "text/plain", "This is standby RM. The redirect url is: http://rm2:8088/")
+		}, true},
 		{"503 while the standby starts", func(string) http.HandlerFunc {
 			return reply(503, "text/html", "<html><body>Service Unavailable</body></html>")
 		}, true},
@@ -439,6 +443,13 @@ func TestFinishedAppAM(t *testing.T) {
 		`"startTime":1326238769379,"finishTime":1326238829000,"mapsTotal":1,"mapsCompleted":1,"reducesTotal":1,"reducesCompleted":1}}`
 	const notFound = `{"RemoteException":{"exception":"NotFoundException","message":"java.lang.Exception: job, ` + jobID + `, is not found","javaClassName":"org.apache.hadoop.yarn.webapp.NotFoundException"}}`
 	amGone := reply(404, "text/plain", "Application "+bAppID+" could not be found")
+	amGoneJSON := reply(404, "application/json", `{"RemoteException":{"exception":"NotFoundException","message":"app gone","javaClassName":"x"}}`)
+	// Hadoop 3.3.6: the proxy of a finished app answers 302 (text/html) to
+	// a JobHistory *web* page (recorded in testdata/real-3.3.6/finished).
+	amRedirected := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "http://jhs:19888/jobhistory/job/job_1326232085508_0004/ws/v1/mapreduce/jobs")
+		reply(302, "text/html;charset=utf-8", "<html><body>Content has moved</body></html>")(w, r)
+	}
 	cases := []struct {
 		name    string
 		am, jhs http.HandlerFunc // nil jhs: no JobHistory address configured
@@ -454,6 +465,22 @@ func TestFinishedAppAM(t *testing.T) {
 					!j.FinishTime.Equal(time.UnixMilli(1326238829000)) || len(j.RunningMaps) != 0 {
 					t.Fatalf("job from JobHistory %+v", j)
 				}
+			}},
+		{"404 RemoteException (JSON) from the AM: JobHistory answers", amGoneJSON, reply(200, "application/json", histJob), false,
+			func(t *testing.T, j *cluster.Job, err error) {
+				if err != nil || j.ID != jobID || j.State != "SUCCEEDED" {
+					t.Fatalf("job %+v, %v", j, err)
+				}
+			}},
+		{"302 to a JobHistory web page: JobHistory's REST API answers", amRedirected, reply(200, "application/json", histJob), false,
+			func(t *testing.T, j *cluster.Job, err error) {
+				if err != nil || j.ID != jobID || j.MapsCompleted != 1 {
+					t.Fatalf("job %+v, %v", j, err)
+				}
+			}},
+		{"302 from the AM and 404 from JobHistory", amRedirected, reply(404, "application/json", notFound), false,
+			func(t *testing.T, _ *cluster.Job, err error) {
+				wantErr(t, err, "AM of "+bAppID+" gone (302 to http://jhs:19888/jobhistory/", bJHSJobs+"/"+jobID, "HTTP 404")
 			}},
 		{"404 from the AM, no trackingUrl: JobHistory answers", amGone, reply(200, "application/json", histJob), true,
 			func(t *testing.T, j *cluster.Job, err error) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -24,6 +25,9 @@ type Config struct {
 	RMAddresses []string
 	// JHSAddress is the JobHistory server web address.
 	JHSAddress string
+	// WebProxyAddress is a standalone web proxy (yarn.web-proxy.address);
+	// empty: the RM's own /proxy/, read through the active RM.
+	WebProxyAddress string
 	// User is the simple-auth user (?user.name=).
 	User string
 	// Timeout bounds each call (default 10 s).
@@ -75,6 +79,13 @@ func New(cfg Config) (*Client, error) {
 		}
 		cfg.RMAddresses[i] = strings.TrimRight(a, "/")
 	}
+	if cfg.WebProxyAddress != "" {
+		u, err := url.Parse(cfg.WebProxyAddress)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("web proxy address %q: want http(s)://host:port", cfg.WebProxyAddress)
+		}
+		cfg.WebProxyAddress = strings.TrimRight(cfg.WebProxyAddress, "/")
+	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
@@ -97,21 +108,23 @@ func New(cfg Config) (*Client, error) {
 			return nil, err
 		}
 	}
+	// Redirects are followed by do, one hop at a time, not by the HTTP
+	// client: a standby RM's 307 must be re-sent with its body to the
+	// active RM, a 307 without Location means no RM is active, and a
+	// redirect to a web-UI page (a finished app's AM) is an answer, not a
+	// page to parse.
 	rc := resty.NewWithClient(hc).SetTimeout(cfg.Timeout).SetDoNotParseResponse(true).
-		SetHeader("Accept", "application/json").SetRedirectPolicy(resty.FlexibleRedirectPolicy(5))
+		SetHeader("Accept", "application/json").
+		SetRedirectPolicy(resty.RedirectPolicyFunc(func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }))
 	if cfg.Kerberos != nil {
 		kc, err := kerberosClient(*cfg.Kerberos)
 		if err != nil {
 			return nil, err
 		}
 		hook := spnegoHook(kc)
+		// Every hop is its own request, so a redirect to the active RM on
+		// another host gets its own SPNEGO token (for HTTP/<active host>).
 		rc.SetPreRequestHook(func(_ *resty.Client, r *http.Request) error { return hook(r) })
-		// A standby RM redirects to the active one on another host; Go drops
-		// Authorization across hosts, so the redirected request gets its own
-		// SPNEGO token (for HTTP/<active host>).
-		rc.SetRedirectPolicy(resty.FlexibleRedirectPolicy(5), resty.RedirectPolicyFunc(func(r *http.Request, _ []*http.Request) error {
-			return hook(r)
-		}))
 	}
 	if cfg.User != "" {
 		rc.SetQueryParam("user.name", cfg.User)
@@ -127,33 +140,80 @@ func (c *Client) ActiveRM() string {
 }
 
 // rmGet GETs an RM path, trying the active RM first then the others (HA:
-// a standby answers with an error page or a redirect), with retries and
-// backoff, and decodes JSON into v.
+// a standby answers with a redirect, an error page or ErrNoActiveRM), with
+// retries and backoff, and decodes JSON into v. When every RM failed and
+// one of them said that no RM is active, the error wraps ErrNoActiveRM.
 func (c *Client) rmGet(ctx context.Context, path string, query url.Values, v any) error {
 	c.mu.Lock()
 	start := c.active
 	c.mu.Unlock()
-	var last error
+	var last, noActive error
 	n := len(c.cfg.RMAddresses)
 	for i := 0; i < n; i++ {
 		idx := (start + i) % n
 		base := c.cfg.RMAddresses[idx]
 		err := c.getJSON(ctx, base+path, query, v)
 		if err == nil {
-			c.mu.Lock()
-			c.active = idx
-			c.mu.Unlock()
+			return nil
+		}
+		last = err
+		if errors.Is(err, ErrNoActiveRM) {
+			noActive = err
+			continue
+		}
+		var re *RemoteError
+		// A 3xx left unfollowed is not an answer from an active RM.
+		if errors.As(err, &re) && re.Status >= 400 && re.Status < 500 && !strings.Contains(strings.ToLower(re.Message), "standby") {
+			return err // a real answer from an active RM
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+	}
+	if noActive != nil {
+		return noActive
+	}
+	return last
+}
+
+// rmWrite sends a write (PUT/POST) to the active RM, never retried against
+// the same RM. A standby's 307 is followed by do, body and all; the next
+// RM is tried only when nothing can have been applied: the connection was
+// refused, or a standby redirected without naming the active RM.
+func (c *Client) rmWrite(ctx context.Context, method, path string, query url.Values, body []byte, contentType string, v any) error {
+	c.mu.Lock()
+	start := c.active
+	c.mu.Unlock()
+	var last, noActive error
+	n := len(c.cfg.RMAddresses)
+	for i := 0; i < n; i++ {
+		base := c.cfg.RMAddresses[(start+i)%n]
+		err := c.do(ctx, method, base+path, query, body, contentType, v)
+		if err == nil {
 			return nil
 		}
 		last = err
 		var re *RemoteError
-		// A 3xx left unfollowed is a standby that cannot name the active RM
-		// (307 with only a Refresh header): try the next RM.
-		if errors.As(err, &re) && re.Status >= 400 && re.Status < 500 && !strings.Contains(strings.ToLower(re.Message), "standby") {
-			return err // a real answer from an active RM
+		switch {
+		case errors.Is(err, ErrNoActiveRM):
+			noActive = err
+		case isDialError(err):
+		case errors.As(err, &re) && re.Status >= 300 && re.Status < 400:
+		default:
+			return err
 		}
 	}
+	if noActive != nil {
+		return noActive
+	}
 	return last
+}
+
+// isDialError: the request never reached a server (connection refused, no
+// route): safe to send to another RM.
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // getJSON GETs a URL with retries for transient failures.
@@ -170,16 +230,67 @@ func (c *Client) getJSON(ctx context.Context, u string, query url.Values, v any)
 		err = c.do(ctx, http.MethodGet, u, query, nil, "", v)
 		var re *RemoteError
 		var bad badAnswer
-		if err == nil || errors.As(err, &re) && re.Status < 500 || ctx.Err() != nil || errors.Is(err, ErrTooLarge) || errors.As(err, &bad) {
+		// ErrNoActiveRM: the standby says when to ask again (seconds);
+		// the caller waits a cycle rather than this call spinning.
+		if err == nil || errors.As(err, &re) && re.Status < 500 || ctx.Err() != nil || errors.Is(err, ErrTooLarge) || errors.As(err, &bad) ||
+			errors.Is(err, ErrNoActiveRM) {
 			return err // asking the same server again would get the same answer
 		}
 	}
 	return err
 }
 
+// maxRedirects bounds the hops do follows for one call.
+const maxRedirects = 5
+
 // do sends one request and decodes a JSON answer into v (when non-nil), or
-// returns the body as a *RemoteError for a non-2xx status.
+// returns the body as a *RemoteError for a non-2xx status. Redirects are
+// followed here, hop by hop:
+//   - 307/308 (a standby RM names the active one): the same method, body
+//     and query are sent to Location — a standby applies nothing;
+//   - 307 without Location (a standby that knows no active RM, with a
+//     Refresh header): ErrNoActiveRM;
+//   - 301/302/303: followed for a GET to a REST path only. A redirect to a
+//     web-UI page (a finished app's AM proxy answers 302 to a JobHistory
+//     page) is returned as a *RemoteError with its status and Location.
 func (c *Client) do(ctx context.Context, method, u string, query url.Values, body []byte, contentType string, v any) error {
+	target := u
+	for hop := 0; ; hop++ {
+		status, hdr, data, err := c.send(ctx, method, target, query, body, contentType)
+		if err != nil {
+			return err
+		}
+		if status < 300 || status > 399 {
+			return c.answer(method, target, status, hdr, data, v)
+		}
+		loc := hdr.Get("Location")
+		msg := strings.TrimSpace(string(data))
+		if loc == "" {
+			if status == http.StatusTemporaryRedirect && (hdr.Get("Refresh") != "" || strings.Contains(msg, "active RM")) {
+				return fmt.Errorf("%s %s: HTTP %d %q: %w", method, target, status, firstLine(msg), ErrNoActiveRM)
+			}
+			return &RemoteError{Method: method, URL: target, Status: status, Message: firstLine(msg)}
+		}
+		next, err := resolveLocation(target, query, loc)
+		if err != nil {
+			return &RemoteError{Method: method, URL: target, Status: status, Location: loc, Message: fmt.Sprintf("unusable Location %q: %v", loc, err)}
+		}
+		keepsMethod := status == http.StatusTemporaryRedirect || status == http.StatusPermanentRedirect
+		if !isRESTPath(next.Path) || (!keepsMethod && method != http.MethodGet) {
+			return &RemoteError{Method: method, URL: target, Status: status, Location: next.String(),
+				Message: "redirected to " + next.String() + " (not a REST resource; not followed)"}
+		}
+		if hop >= maxRedirects {
+			return fmt.Errorf("%s %s: more than %d redirects (last to %s)", method, u, maxRedirects, next)
+		}
+		query = next.Query()
+		next.RawQuery = ""
+		target = next.String()
+	}
+}
+
+// send performs one HTTP exchange and reads the (capped) body.
+func (c *Client) send(ctx context.Context, method, u string, query url.Values, body []byte, contentType string) (int, http.Header, []byte, error) {
 	req := c.rc.R().SetContext(ctx)
 	if query != nil {
 		req.SetQueryParamsFromValues(query)
@@ -189,7 +300,7 @@ func (c *Client) do(ctx context.Context, method, u string, query url.Values, bod
 	}
 	resp, err := req.Execute(method, u)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, u, err)
+		return 0, nil, nil, fmt.Errorf("%s %s: %w", method, u, err)
 	}
 	if d, err := http.ParseTime(resp.Header().Get("Date")); err == nil {
 		c.serverTime.Store(d.Unix())
@@ -198,14 +309,19 @@ func (c *Client) do(ctx context.Context, method, u string, query url.Values, bod
 	defer raw.Close()
 	data, err := io.ReadAll(io.LimitReader(raw, c.cfg.MaxResponseBytes+1))
 	if err != nil {
-		return fmt.Errorf("%s %s: read body: %w", method, u, err)
+		return 0, nil, nil, fmt.Errorf("%s %s: read body: %w", method, u, err)
 	}
 	if int64(len(data)) > c.cfg.MaxResponseBytes {
-		return fmt.Errorf("%s %s: %w (%d bytes)", method, u, ErrTooLarge, c.cfg.MaxResponseBytes)
+		return 0, nil, nil, fmt.Errorf("%s %s: %w (%d bytes)", method, u, ErrTooLarge, c.cfg.MaxResponseBytes)
 	}
-	ct := resp.Header().Get("Content-Type")
-	if resp.StatusCode() < 200 || resp.StatusCode() > 299 {
-		re := &RemoteError{Method: method, URL: u, Status: resp.StatusCode(), Message: strings.TrimSpace(string(data))}
+	return resp.StatusCode(), resp.Header(), data, nil
+}
+
+// answer turns a final (non-redirect) response into v or an error.
+func (c *Client) answer(method, u string, status int, hdr http.Header, data []byte, v any) error {
+	ct := hdr.Get("Content-Type")
+	if status < 200 || status > 299 {
+		re := &RemoteError{Method: method, URL: u, Status: status, Message: strings.TrimSpace(string(data))}
 		var rex struct {
 			RemoteException struct {
 				Exception, Message string
@@ -214,25 +330,77 @@ func (c *Client) do(ctx context.Context, method, u string, query url.Values, bod
 		if strings.Contains(ct, "json") && json.Unmarshal(data, &rex) == nil && rex.RemoteException.Exception != "" {
 			re.Exception, re.Message = rex.RemoteException.Exception, rex.RemoteException.Message
 		}
+		re.Message = Redact(re.Message) // an error body may echo a cookie or a token
 		if len(re.Message) > 500 {
 			re.Message = re.Message[:500] + "…"
 		}
 		return re
 	}
-	if v == nil {
-		return nil
-	}
-	if sp, ok := v.(*string); ok {
+	switch sp, isString := v.(*string); {
+	case v == nil:
+	case isString:
 		*sp = string(data)
-		return nil
-	}
-	if strings.Contains(ct, "text/html") || bytes.HasPrefix(bytes.TrimSpace(data), []byte("<")) {
+	case strings.Contains(ct, "text/html") || bytes.HasPrefix(bytes.TrimSpace(data), []byte("<")):
 		return badAnswer{fmt.Errorf("%s %s: expected JSON, got %s (a login page or a standby RM?)", method, u, orUnknown(ct))}
+	default:
+		if err := json.Unmarshal(data, v); err != nil {
+			return badAnswer{fmt.Errorf("%s %s: decode JSON: %w", method, u, err)}
+		}
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return badAnswer{fmt.Errorf("%s %s: decode JSON: %w", method, u, err)}
-	}
+	c.noteAnswered(u)
 	return nil
+}
+
+// noteAnswered remembers which configured RM answered (the active one).
+func (c *Client) noteAnswered(u string) {
+	for i, a := range c.cfg.RMAddresses {
+		if strings.HasPrefix(u, a+"/") {
+			c.mu.Lock()
+			c.active = i
+			c.mu.Unlock()
+			return
+		}
+	}
+}
+
+// resolveLocation makes a Location absolute against the request URL
+// (with its query, which a relative Location may rely on).
+func resolveLocation(reqURL string, query url.Values, loc string) (*url.URL, error) {
+	base, err := url.Parse(reqURL)
+	if err != nil {
+		return nil, err
+	}
+	if len(query) > 0 {
+		base.RawQuery = query.Encode()
+	}
+	ref, err := url.Parse(loc)
+	if err != nil {
+		return nil, err
+	}
+	next := base.ResolveReference(ref)
+	if next.Scheme != "http" && next.Scheme != "https" {
+		return nil, fmt.Errorf("scheme %q", next.Scheme)
+	}
+	return next, nil
+}
+
+// isRESTPath reports whether a path is one of the REST APIs the client
+// reads: the RM's and JobHistory's /ws/..., an AM's /proxy/{app}/ws/...
+// (a JobHistory web page such as /jobhistory/job/{job}/ws/v1/... is not).
+func isRESTPath(p string) bool {
+	if strings.HasPrefix(p, "/ws/") {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(p, "/proxy/"); ok {
+		_, tail, ok := strings.Cut(rest, "/")
+		return ok && strings.HasPrefix(tail, "ws/")
+	}
+	return false
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(line)
 }
 
 // badAnswer is a response that arrived whole but cannot be used (not JSON,

@@ -40,7 +40,7 @@ func loadSite(path string) (map[string]string, error) {
 // HADOOP_CONF_DIR's yarn-site.xml and mapred-site.xml: yarn.http.policy
 // (HTTPS_ONLY → https and the .https.address keys), RM HA
 // (yarn.resourcemanager.ha.enabled, ha.rm-ids, webapp.address.<id>),
-// mapreduce.jobhistory.webapp.address.
+// mapreduce.jobhistory.webapp.address, yarn.web-proxy.address.
 func ConfigFromHadoopConf(dir string) (Config, error) {
 	y, err := loadSite(filepath.Join(dir, "yarn-site.xml"))
 	if err != nil {
@@ -90,6 +90,10 @@ func ConfigFromHadoopConf(dir string) (Config, error) {
 	}
 	if a := m[jk]; a != "" {
 		cfg.JHSAddress = scheme + a
+	}
+	// A standalone web proxy: the RMs then do not serve /proxy/.
+	if a := y["yarn.web-proxy.address"]; a != "" {
+		cfg.WebProxyAddress = scheme + a
 	}
 	return cfg, nil
 }

@@ -13,12 +13,19 @@ var ErrConfNotMutable = errors.New("scheduler configuration is not mutable (yarn
 // ErrTooLarge: a response exceeded the configured size cap.
 var ErrTooLarge = errors.New("response exceeds the size cap")
 
+// ErrNoActiveRM: a standby RM answered 307 without a Location ("Can not
+// find any active RM. Will retry in next N seconds."), and no other RM
+// answered: a failover is under way. Callers wait and do not act.
+var ErrNoActiveRM = errors.New("no active ResourceManager (failover under way)")
+
 // RemoteError is a Hadoop RemoteException body, or a plain-text error body.
 type RemoteError struct {
 	Method, URL string
 	Status      int
 	Exception   string // e.g. NotFoundException; "" for plain-text bodies
 	Message     string
+	// Location is the target of a redirect the client did not follow.
+	Location string
 }
 
 func (e *RemoteError) Error() string {

@@ -388,11 +388,12 @@ func TestGoldenRM34Apps(t *testing.T) {
 	if q := g.lastQuery("/ws/v1/cluster/apps"); !strings.Contains(q, "deSelects=resourceRequests") || !strings.Contains(q, "states=RUNNING%2CACCEPTED") {
 		t.Errorf("apps query %q", q)
 	}
+	// Queue is what the RM reports; Snapshot.ResolveAppQueues makes it a path.
 	want := []cluster.App{
-		{ID: "application_1476912658570_0002", Name: "word count", User: "user2", Queue: "root.default", State: cluster.AppFinished,
+		{ID: "application_1476912658570_0002", Name: "word count", User: "user2", Queue: "default", State: cluster.AppFinished,
 			Type: "MAPREDUCE", Priority: -1, Progress: 100, StartedTime: time.UnixMilli(1476913457320).UTC(), FinishedTime: time.UnixMilli(1476913761898).UTC(),
 			TrackingURL: "http://host.domain.com:8088/cluster/app/application_1476912658570_0002"},
-		{ID: "application_1476912658570_0001", Name: "Sleep job", User: "user1", Queue: "root.default", State: cluster.AppFinished,
+		{ID: "application_1476912658570_0001", Name: "Sleep job", User: "user1", Queue: "default", State: cluster.AppFinished,
 			Type: "YARN", Priority: -1, Progress: 100, StartedTime: time.UnixMilli(1476913464750).UTC(), FinishedTime: time.UnixMilli(1476913863175).UTC(),
 			TrackingURL: "http://host.domain.com:8088/cluster/app/application_1476912658570_0001"},
 	}
@@ -513,10 +514,11 @@ func TestGoldenHistoryServer34(t *testing.T) {
 	}
 	wantAttempts := []cluster.Attempt{
 		{ID: "attempt_1326381300833_2_2_m_0_0", TaskID: "task_1326381300833_2_2_m_0", JobID: jobID, Type: cluster.TaskMap, State: "SUCCEEDED",
-			NodeHTTPAddress: "host.domain.com:8042", NodeID: "host.domain.com", Rack: "/98.139.92.0",
-			StartTime: time.UnixMilli(1326381450680).UTC(), FinishTime: time.UnixMilli(1326381453318).UTC(), Elapsed: 2638 * time.Millisecond},
+			NodeHTTPAddress: "host.domain.com:8042", Rack: "/98.139.92.0",
+			StartTime: time.UnixMilli(1326381450680).UTC(), FinishTime: time.UnixMilli(1326381453318).UTC(), Elapsed: 2638 * time.Millisecond,
+			CPUTime: 860 * time.Millisecond}, // the documented attempt counters' CPU_MILLISECONDS
 		{ID: "attempt_1326232085508_4_4_r_0_0", TaskID: "task_1326381300833_2_2_r_0", JobID: jobID, Type: cluster.TaskReduce, State: "RUNNING",
-			NodeHTTPAddress: "host.domain.com:8042", NodeID: "host.domain.com", Rack: "/98.139.92.0",
+			NodeHTTPAddress: "host.domain.com:8042", Rack: "/98.139.92.0",
 			StartTime: time.UnixMilli(1326238777460).UTC(), ShuffleElapsed: 2592 * time.Millisecond, MergeElapsed: 47 * time.Millisecond},
 	}
 	if !reflect.DeepEqual(j.Attempts, wantAttempts) {

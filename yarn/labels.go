@@ -75,8 +75,9 @@ func (c *Client) NodePartitions(ctx context.Context) (map[string]string, error) 
 	return out, nil
 }
 
-// postJSON POSTs a JSON body (or none) to the active RM; writes are never
-// retried blindly: the caller reads back to learn whether one landed.
+// postJSON POSTs a JSON body (or none) to the active RM (a standby's 307
+// is re-sent there, body and all); writes are never retried blindly: the
+// caller reads back to learn whether one landed.
 func (c *Client) postJSON(ctx context.Context, path string, query url.Values, body any) error {
 	var data []byte
 	if body != nil {
@@ -85,5 +86,5 @@ func (c *Client) postJSON(ctx context.Context, path string, query url.Values, bo
 			return fmt.Errorf("POST %s: encode body: %w", path, err)
 		}
 	}
-	return c.do(ctx, "POST", c.ActiveRM()+path, query, data, "application/json", nil)
+	return c.rmWrite(ctx, "POST", path, query, data, "application/json", nil)
 }

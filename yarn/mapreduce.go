@@ -14,42 +14,82 @@ import (
 )
 
 type jobJSON struct {
-	ID               string `json:"id"`
-	Name             string `json:"name"`
-	Queue            string `json:"queue"`
-	User             string `json:"user"`
-	State            string `json:"state"`
-	StartTime        int64  `json:"startTime"`
-	FinishTime       int64  `json:"finishTime"`
-	MapsTotal        int    `json:"mapsTotal"`
-	MapsCompleted    int    `json:"mapsCompleted"`
-	ReducesTotal     int    `json:"reducesTotal"`
-	ReducesCompleted int    `json:"reducesCompleted"`
-	ReducesRunning   int    `json:"reducesRunning"` // AM only
+	ID               string    `json:"id"`
+	Name             string    `json:"name"`
+	Queue            string    `json:"queue"`
+	User             string    `json:"user"`
+	State            string    `json:"state"`
+	StartTime        jerseyInt `json:"startTime"`
+	FinishTime       jerseyInt `json:"finishTime"`
+	MapsTotal        jerseyInt `json:"mapsTotal"`
+	MapsCompleted    jerseyInt `json:"mapsCompleted"`
+	ReducesTotal     jerseyInt `json:"reducesTotal"`
+	ReducesCompleted jerseyInt `json:"reducesCompleted"`
+	ReducesRunning   jerseyInt `json:"reducesRunning"` // AM only
 }
 
 type taskJSON struct {
-	ID       string  `json:"id"`
-	State    string  `json:"state"`
-	Type     string  `json:"type"`
-	Progress float64 `json:"progress"`
+	ID       string      `json:"id"`
+	State    string      `json:"state"`
+	Type     string      `json:"type"`
+	Progress jerseyFloat `json:"progress"`
 }
 
 type attemptJSON struct {
-	ID                 string `json:"id"`
-	Rack               string `json:"rack"`
-	State              string `json:"state"`
-	Type               string `json:"type"`
-	NodeHTTPAddress    string `json:"nodeHttpAddress"`
-	StartTime          int64  `json:"startTime"`
-	FinishTime         int64  `json:"finishTime"`
-	ElapsedTime        int64  `json:"elapsedTime"`
-	ShuffleFinishTime  int64  `json:"shuffleFinishTime"`
-	MergeFinishTime    int64  `json:"mergeFinishTime"`
-	ElapsedShuffleTime int64  `json:"elapsedShuffleTime"`
-	ElapsedMergeTime   int64  `json:"elapsedMergeTime"`
-	ElapsedReduceTime  int64  `json:"elapsedReduceTime"`
+	ID                 string    `json:"id"`
+	Rack               string    `json:"rack"`
+	State              string    `json:"state"`
+	Type               string    `json:"type"`
+	Status             string    `json:"status"`
+	Diagnostics        string    `json:"diagnostics"`
+	NodeHTTPAddress    string    `json:"nodeHttpAddress"`
+	StartTime          jerseyInt `json:"startTime"`
+	FinishTime         jerseyInt `json:"finishTime"`
+	ElapsedTime        jerseyInt `json:"elapsedTime"`
+	ShuffleFinishTime  jerseyInt `json:"shuffleFinishTime"`
+	MergeFinishTime    jerseyInt `json:"mergeFinishTime"`
+	ElapsedShuffleTime jerseyInt `json:"elapsedShuffleTime"`
+	ElapsedMergeTime   jerseyInt `json:"elapsedMergeTime"`
+	ElapsedReduceTime  jerseyInt `json:"elapsedReduceTime"`
 }
+
+// Bodies of the MapReduce AM and JobHistory list endpoints.
+type (
+	jobsJSON struct {
+		Jobs *struct {
+			Job jerseyList[jobJSON] `json:"job"`
+		} `json:"jobs"`
+	}
+	tasksJSON struct {
+		Tasks *struct {
+			Task jerseyList[taskJSON] `json:"task"`
+		} `json:"tasks"`
+	}
+	taskAttemptsJSON struct {
+		TaskAttempts *struct {
+			TaskAttempt jerseyList[attemptJSON] `json:"taskAttempt"`
+		} `json:"taskAttempts"`
+	}
+	confJSON struct {
+		Conf struct {
+			Property jerseyList[struct {
+				Name  string `json:"name"`
+				Value string `json:"value"`
+			}] `json:"property"`
+		} `json:"conf"`
+	}
+	attemptCountersJSON struct {
+		Counters struct {
+			Groups jerseyList[struct {
+				Name    string `json:"counterGroupName"`
+				Counter jerseyList[struct {
+					Name  string    `json:"name"`
+					Value jerseyInt `json:"value"`
+				}] `json:"counter"`
+			}] `json:"taskAttemptCounterGroup"`
+		} `json:"jobTaskAttemptCounters"`
+	}
+)
 
 // jobBase is where a job's REST resources live: the AM through the RM
 // proxy while it runs, JobHistory once it finished.
@@ -57,15 +97,29 @@ type jobBase struct {
 	root string // ".../ws/v1/mapreduce" or ".../ws/v1/history/mapreduce"
 }
 
+// amBase is the app's AM behind the current active RM's web proxy. The
+// app's trackingUrl is not used: it keeps the host of the RM that was
+// active when the app started, which after an RM failover is a standby or
+// dead (recorded on a real 3.3.6 HA pair), while every RM proxies
+// /proxy/{app}/ for any app. A standalone web proxy, when configured,
+// serves /proxy/ instead of the RMs.
 func (c *Client) amBase(app cluster.App) (jobBase, error) {
-	u := strings.TrimRight(app.TrackingURL, "/")
-	if u == "" {
-		u = c.ActiveRM() + "/proxy/" + app.ID
+	if app.ID == "" || strings.ContainsAny(app.ID, "/?#") {
+		return jobBase{}, fmt.Errorf("app id %q: not an application id", app.ID)
 	}
-	if _, err := url.Parse(u); err != nil {
-		return jobBase{}, fmt.Errorf("app %s trackingUrl %q: %w", app.ID, app.TrackingURL, err)
+	proxy := c.cfg.WebProxyAddress
+	if proxy == "" {
+		proxy = c.ActiveRM()
 	}
-	return jobBase{root: u + "/ws/v1/mapreduce"}, nil
+	return jobBase{root: proxy + "/proxy/" + app.ID + "/ws/v1/mapreduce"}, nil
+}
+
+// amGone reports an AM read that means "the AM is gone, ask JobHistory":
+// a 404, or a redirect the client did not follow because it leads to a web
+// page (a finished app's proxy answers 302 to a JobHistory web page).
+func amGone(err error) bool {
+	var re *RemoteError
+	return errors.As(err, &re) && (re.Status == http.StatusNotFound || re.Status >= 300 && re.Status < 400)
 }
 
 func (c *Client) jhsBase() (jobBase, error) {
@@ -81,17 +135,13 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 	if err != nil {
 		return nil, err
 	}
-	var body struct {
-		Jobs *struct {
-			Job []jobJSON `json:"job"`
-		} `json:"jobs"`
-	}
+	var body jobsJSON
 	if err := c.getJSON(ctx, b.root+"/jobs", nil, &body); err != nil {
-		var re *RemoteError
-		if errors.As(err, &re) && re.Status == http.StatusNotFound && c.cfg.JHSAddress != "" {
+		if amGone(err) && c.cfg.JHSAddress != "" {
 			// The app finished between the apps listing and this call: its
-			// AM is gone and the proxy answers 404; JobHistory has the job.
-			return c.historyJob(ctx, app)
+			// AM is gone and the proxy answers 404, or 302 to a JobHistory
+			// web page (Hadoop 3.3.6); JobHistory's REST API has the job.
+			return c.historyJob(ctx, app, err)
 		}
 		return nil, err
 	}
@@ -100,11 +150,7 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 	}
 	j := body.Jobs.Job[0].job()
 	// Running maps' progress, for the remaining-time prediction.
-	var tasks struct {
-		Tasks *struct {
-			Task []taskJSON `json:"task"`
-		} `json:"tasks"`
-	}
+	var tasks tasksJSON
 	q := url.Values{}
 	q.Set("type", "m")
 	if err := c.getJSON(ctx, b.root+"/jobs/"+j.ID+"/tasks", q, &tasks); err != nil {
@@ -113,7 +159,7 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 	if tasks.Tasks != nil {
 		for _, t := range tasks.Tasks.Task {
 			if t.State == "RUNNING" && t.Type == "MAP" {
-				j.RunningMaps = append(j.RunningMaps, t.Progress/100)
+				j.RunningMaps = append(j.RunningMaps, float64(t.Progress)/100)
 			}
 		}
 	}
@@ -121,13 +167,14 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 }
 
 func (j jobJSON) job() cluster.Job {
-	return cluster.Job{ID: j.ID, Name: j.Name, State: j.State, StartTime: msTime(j.StartTime), FinishTime: msTime(j.FinishTime),
-		MapsTotal: j.MapsTotal, MapsCompleted: j.MapsCompleted, ReducesTotal: j.ReducesTotal, ReducesCompleted: j.ReducesCompleted,
-		ReducesRunning: j.ReducesRunning}
+	return cluster.Job{ID: j.ID, Name: j.Name, State: j.State, StartTime: msTime(int64(j.StartTime)), FinishTime: msTime(int64(j.FinishTime)),
+		MapsTotal: int(j.MapsTotal), MapsCompleted: int(j.MapsCompleted), ReducesTotal: int(j.ReducesTotal), ReducesCompleted: int(j.ReducesCompleted),
+		ReducesRunning: int(j.ReducesRunning)}
 }
 
-// historyJob reads an app's job from JobHistory (no running maps).
-func (c *Client) historyJob(ctx context.Context, app cluster.App) (*cluster.Job, error) {
+// historyJob reads an app's job from JobHistory (no running maps); amErr
+// is why the AM could not be read.
+func (c *Client) historyJob(ctx context.Context, app cluster.App, amErr error) (*cluster.Job, error) {
 	b, err := c.jhsBase()
 	if err != nil {
 		return nil, err
@@ -137,7 +184,7 @@ func (c *Client) historyJob(ctx context.Context, app cluster.App) (*cluster.Job,
 		Job *jobJSON `json:"job"`
 	}
 	if err := c.getJSON(ctx, b.root+"/jobs/"+id, nil, &body); err != nil {
-		return nil, fmt.Errorf("AM of %s gone (404) and JobHistory: %w", app.ID, err)
+		return nil, fmt.Errorf("AM of %s gone (%s) and JobHistory: %w", app.ID, goneReason(amErr), err)
 	}
 	if body.Job == nil {
 		return nil, fmt.Errorf("GET %s/jobs/%s: no job", b.root, id)
@@ -158,11 +205,7 @@ func (c *Client) FinishedJobs(ctx context.Context, since time.Time) ([]cluster.A
 	if !since.IsZero() {
 		q.Set("finishedTimeBegin", strconv.FormatInt(since.UnixMilli()+1, 10))
 	}
-	var body struct {
-		Jobs *struct {
-			Job []jobJSON `json:"job"`
-		} `json:"jobs"`
-	}
+	var body jobsJSON
 	if err := c.getJSON(ctx, b.root+"/jobs", q, &body); err != nil {
 		return nil, err
 	}
@@ -191,14 +234,7 @@ func (c *Client) FinishedJobs(ctx context.Context, since time.Time) ([]cluster.A
 // jobAttempts reads a job's tasks and their successful attempts (with the
 // HDFS_BYTES_READ counter for maps), and the job's tags from its conf.
 func (c *Client) jobAttempts(ctx context.Context, b jobBase, jobID string) ([]cluster.Attempt, []string, error) {
-	var conf struct {
-		Conf struct {
-			Property []struct {
-				Name  string `json:"name"`
-				Value string `json:"value"`
-			} `json:"property"`
-		} `json:"conf"`
-	}
+	var conf confJSON
 	var tags []string
 	if err := c.getJSON(ctx, b.root+"/jobs/"+jobID+"/conf", nil, &conf); err == nil {
 		for _, p := range conf.Conf.Property {
@@ -211,11 +247,7 @@ func (c *Client) jobAttempts(ctx context.Context, b jobBase, jobID string) ([]cl
 			}
 		}
 	}
-	var tasks struct {
-		Tasks *struct {
-			Task []taskJSON `json:"task"`
-		} `json:"tasks"`
-	}
+	var tasks tasksJSON
 	if err := c.getJSON(ctx, b.root+"/jobs/"+jobID+"/tasks", nil, &tasks); err != nil {
 		return nil, nil, err
 	}
@@ -227,26 +259,23 @@ func (c *Client) jobAttempts(ctx context.Context, b jobBase, jobID string) ([]cl
 		if t.State != "SUCCEEDED" {
 			continue
 		}
-		var atts struct {
-			TaskAttempts *struct {
-				TaskAttempt []attemptJSON `json:"taskAttempt"`
-			} `json:"taskAttempts"`
-		}
+		var atts taskAttemptsJSON
 		if err := c.getJSON(ctx, b.root+"/jobs/"+jobID+"/tasks/"+t.ID+"/attempts", nil, &atts); err != nil {
 			return nil, nil, err
 		}
 		if atts.TaskAttempts == nil {
 			continue
 		}
+		spec := speculative(atts.TaskAttempts.TaskAttempt)
 		for i, a := range atts.TaskAttempts.TaskAttempt {
 			ca := a.attempt(t.ID, jobID)
-			ca.Speculative = i > 0
+			ca.Speculative = spec[i]
 			if ca.Succeeded() && ca.Type == cluster.TaskMap {
-				bytes, err := c.attemptBytesRead(ctx, b, jobID, t.ID, a.ID)
+				bytes, cpu, err := c.attemptCounters(ctx, b, jobID, t.ID, a.ID)
 				if err != nil {
 					return nil, nil, err
 				}
-				ca.HDFSBytesRead = bytes
+				ca.HDFSBytesRead, ca.CPUTime = bytes, cpu
 			}
 			out = append(out, ca)
 		}
@@ -255,9 +284,10 @@ func (c *Client) jobAttempts(ctx context.Context, b jobBase, jobID string) ([]cl
 }
 
 func (a attemptJSON) attempt(taskID, jobID string) cluster.Attempt {
-	host, _, _ := strings.Cut(a.NodeHTTPAddress, ":")
+	// NodeID stays empty: the node is found from NodeHTTPAddress against
+	// the RM's nodes (cluster.WithAttemptNodes), by host:port first.
 	out := cluster.Attempt{ID: a.ID, TaskID: taskID, JobID: jobID, Type: cluster.TaskType(a.Type), State: a.State,
-		NodeHTTPAddress: a.NodeHTTPAddress, NodeID: host, Rack: a.Rack, StartTime: msTime(a.StartTime), FinishTime: msTime(a.FinishTime),
+		NodeHTTPAddress: cluster.HTTPHostPort(a.NodeHTTPAddress), Rack: a.Rack, StartTime: msTime(int64(a.StartTime)), FinishTime: msTime(int64(a.FinishTime)),
 		Elapsed: time.Duration(a.ElapsedTime) * time.Millisecond}
 	if out.Elapsed == 0 && a.FinishTime > a.StartTime {
 		out.Elapsed = time.Duration(a.FinishTime-a.StartTime) * time.Millisecond
@@ -269,26 +299,64 @@ func (a attemptJSON) attempt(taskID, jobID string) cluster.Attempt {
 }
 
 func (c *Client) attemptBytesRead(ctx context.Context, b jobBase, jobID, taskID, attemptID string) (int64, error) {
-	var body struct {
-		Counters struct {
-			Groups []struct {
-				Name    string `json:"counterGroupName"`
-				Counter []struct {
-					Name  string `json:"name"`
-					Value int64  `json:"value"`
-				} `json:"counter"`
-			} `json:"taskAttemptCounterGroup"`
-		} `json:"jobTaskAttemptCounters"`
-	}
+	n, _, err := c.attemptCounters(ctx, b, jobID, taskID, attemptID)
+	return n, err
+}
+
+// attemptCounters returns an attempt's HDFS_BYTES_READ and CPU_MILLISECONDS.
+func (c *Client) attemptCounters(ctx context.Context, b jobBase, jobID, taskID, attemptID string) (int64, time.Duration, error) {
+	var body attemptCountersJSON
 	if err := c.getJSON(ctx, b.root+"/jobs/"+jobID+"/tasks/"+taskID+"/attempts/"+attemptID+"/counters", nil, &body); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
+	var bytes int64
+	var cpu time.Duration
 	for _, g := range body.Counters.Groups {
 		for _, ct := range g.Counter {
-			if ct.Name == "HDFS_BYTES_READ" {
-				return ct.Value, nil
+			switch ct.Name {
+			case "HDFS_BYTES_READ":
+				bytes = int64(ct.Value)
+			case "CPU_MILLISECONDS":
+				cpu = time.Duration(ct.Value) * time.Millisecond
 			}
 		}
 	}
-	return 0, nil
+	return bytes, cpu, nil
+}
+
+func goneReason(amErr error) string {
+	var re *RemoteError
+	if errors.As(amErr, &re) && re.Location != "" {
+		return fmt.Sprintf("%d to %s", re.Status, re.Location)
+	}
+	if errors.As(amErr, &re) {
+		return fmt.Sprint(re.Status)
+	}
+	return "unreadable"
+}
+
+// speculative marks the attempts that started while another attempt of the
+// same task was running: speculative copies. An attempt that started after
+// the previous one ended (it was preempted or failed) is a re-run, not a
+// copy, and its time is a real measurement. JobHistory lists a task's
+// attempts in no fixed order (recorded: _2, _1, _0), so the list index
+// says nothing.
+func speculative(atts []attemptJSON) []bool {
+	out := make([]bool, len(atts))
+	for i, a := range atts {
+		for j, o := range atts {
+			if i == j {
+				continue
+			}
+			// o began first (ties: the lower attempt id) and had not ended
+			// when a began.
+			first := o.StartTime < a.StartTime || o.StartTime == a.StartTime && o.ID < a.ID
+			running := o.FinishTime <= 0 || o.FinishTime > a.StartTime
+			if first && running {
+				out[i] = true
+				break
+			}
+		}
+	}
+	return out
 }

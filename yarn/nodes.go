@@ -1,6 +1,7 @@
 package yarn
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,14 +11,42 @@ import (
 )
 
 type resourceJSON struct {
-	Memory               int64 `json:"memory"`
-	VCores               int64 `json:"vCores"`
-	ResourceInformations *struct {
-		ResourceInformation []struct {
-			Name  string `json:"name"`
-			Value int64  `json:"value"`
-		} `json:"resourceInformation"`
-	} `json:"resourceInformations"`
+	Memory jerseyInt `json:"memory"`
+	VCores jerseyInt `json:"vCores"`
+	GPUs   gpuCount  `json:"resourceInformations"`
+}
+
+// gpuCount is the yarn.io/gpu value of a resource's resourceInformations.
+// Every resource of every app, queue and node carries that list (the bulk
+// of a large apps list) and only the GPU entry is read, so the list is
+// decoded only when it names one.
+type gpuCount int64
+
+// resourceInformationsJSON is a resource's resourceInformations.
+type resourceInformationsJSON struct {
+	ResourceInformation jerseyList[struct {
+		Name  string    `json:"name"`
+		Value jerseyInt `json:"value"`
+	}] `json:"resourceInformation"`
+}
+
+var gpuResource = []byte(`"yarn.io/gpu"`)
+
+func (g *gpuCount) UnmarshalJSON(b []byte) error {
+	*g = 0
+	if !bytes.Contains(b, gpuResource) {
+		return nil
+	}
+	var ri resourceInformationsJSON
+	if err := json.Unmarshal(b, &ri); err != nil {
+		return err
+	}
+	for _, i := range ri.ResourceInformation {
+		if i.Name == "yarn.io/gpu" {
+			*g = gpuCount(i.Value)
+		}
+	}
+	return nil
 }
 
 // resource converts a ResourceInfo; GPUs come only from resourceInformations.
@@ -25,41 +54,36 @@ func (r *resourceJSON) resource() cluster.Resource {
 	if r == nil {
 		return cluster.Resource{}
 	}
-	out := cluster.Resource{MemoryMB: r.Memory, VCores: r.VCores}
-	if r.ResourceInformations != nil {
-		for _, ri := range r.ResourceInformations.ResourceInformation {
-			if ri.Name == "yarn.io/gpu" {
-				out.GPUs = ri.Value
-			}
-		}
-	}
-	return out
+	return cluster.Resource{MemoryMB: int64(r.Memory), VCores: int64(r.VCores), GPUs: int64(r.GPUs)}
 }
 
 type nodeJSON struct {
-	ID                    string        `json:"id"`
-	Rack                  string        `json:"rack"`
-	State                 string        `json:"state"`
-	NodeHostName          string        `json:"nodeHostName"`
-	NodeHTTPAddress       string        `json:"nodeHTTPAddress"`
-	NumContainers         int           `json:"numContainers"`
-	UsedMemoryMB          int64         `json:"usedMemoryMB"`
-	AvailMemoryMB         int64         `json:"availMemoryMB"`
-	UsedVirtualCores      int64         `json:"usedVirtualCores"`
-	AvailableVirtualCores int64         `json:"availableVirtualCores"`
-	NodeLabels            []string      `json:"nodeLabels"`
-	UsedResource          *resourceJSON `json:"usedResource"`
-	AvailableResource     *resourceJSON `json:"availableResource"`
-	TotalResource         *resourceJSON `json:"totalResource"`
+	ID                    string             `json:"id"`
+	Rack                  string             `json:"rack"`
+	State                 string             `json:"state"`
+	NodeHostName          string             `json:"nodeHostName"`
+	NodeHTTPAddress       string             `json:"nodeHTTPAddress"`
+	NumContainers         jerseyInt          `json:"numContainers"`
+	UsedMemoryMB          jerseyInt          `json:"usedMemoryMB"`
+	AvailMemoryMB         jerseyInt          `json:"availMemoryMB"`
+	UsedVirtualCores      jerseyInt          `json:"usedVirtualCores"`
+	AvailableVirtualCores jerseyInt          `json:"availableVirtualCores"`
+	NodeLabels            jerseyList[string] `json:"nodeLabels"`
+	UsedResource          *resourceJSON      `json:"usedResource"`
+	AvailableResource     *resourceJSON      `json:"availableResource"`
+	TotalResource         *resourceJSON      `json:"totalResource"`
+}
+
+// nodesJSON is the body of /nodes.
+type nodesJSON struct {
+	Nodes *struct {
+		Node jerseyList[nodeJSON] `json:"node"`
+	} `json:"nodes"`
 }
 
 // Nodes reads /ws/v1/cluster/nodes.
 func (c *Client) Nodes(ctx context.Context) ([]cluster.Node, error) {
-	var body struct {
-		Nodes *struct {
-			Node []nodeJSON `json:"node"`
-		} `json:"nodes"`
-	}
+	var body nodesJSON
 	if err := c.rmGet(ctx, "/ws/v1/cluster/nodes", nil, &body); err != nil {
 		return nil, err
 	}
@@ -73,13 +97,13 @@ func (c *Client) Nodes(ctx context.Context) ([]cluster.Node, error) {
 		}
 		used := n.UsedResource.resource()
 		if n.UsedResource == nil {
-			used = cluster.Resource{MemoryMB: n.UsedMemoryMB, VCores: n.UsedVirtualCores}
+			used = cluster.Resource{MemoryMB: int64(n.UsedMemoryMB), VCores: int64(n.UsedVirtualCores)}
 		}
 		total := n.TotalResource.resource()
 		if n.TotalResource == nil {
 			avail := n.AvailableResource.resource()
 			if n.AvailableResource == nil {
-				avail = cluster.Resource{MemoryMB: n.AvailMemoryMB, VCores: n.AvailableVirtualCores}
+				avail = cluster.Resource{MemoryMB: int64(n.AvailMemoryMB), VCores: int64(n.AvailableVirtualCores)}
 			}
 			total = used.Add(avail)
 		}
@@ -92,7 +116,7 @@ func (c *Client) Nodes(ctx context.Context) ([]cluster.Node, error) {
 			part = n.NodeLabels[0]
 		}
 		out = append(out, cluster.Node{ID: n.ID, Host: host, Rack: n.Rack, State: cluster.NodeState(n.State),
-			HTTPAddress: n.NodeHTTPAddress, Partition: part, Total: total, Used: used, NumContainers: n.NumContainers})
+			HTTPAddress: cluster.HTTPHostPort(n.NodeHTTPAddress), Partition: part, Total: total, Used: used, NumContainers: int(n.NumContainers)})
 	}
 	return out, nil
 }
@@ -103,48 +127,35 @@ type Label struct {
 	Exclusive bool
 }
 
-// NodeLabels reads /ws/v1/cluster/get-node-labels. NodeLabelsInfo uses
-// Jersey's default JSON, so the root may be missing, a single label may be a
-// bare object and exclusivity may be a string.
-func (c *Client) NodeLabels(ctx context.Context) ([]Label, error) {
-	var raw map[string]json.RawMessage
-	if err := c.rmGet(ctx, "/ws/v1/cluster/get-node-labels", nil, &raw); err != nil {
-		return nil, err
-	}
-	if inner, ok := raw["nodeLabelsInfo"]; ok {
-		raw = nil
-		if err := json.Unmarshal(inner, &raw); err != nil {
-			return nil, fmt.Errorf("GET /ws/v1/cluster/get-node-labels: %w", err)
-		}
-	}
-	var infos []struct {
-		Name        string `json:"name"`
-		Exclusivity any    `json:"exclusivity"`
-	}
-	if err := oneOrMany(raw["nodeLabelInfo"], &infos); err != nil {
-		return nil, fmt.Errorf("GET /ws/v1/cluster/get-node-labels: nodeLabelInfo: %w", err)
-	}
-	var out []Label
-	for _, i := range infos {
-		out = append(out, Label{Name: i.Name, Exclusive: fmt.Sprint(i.Exclusivity) != "false"})
-	}
-	return out, nil
+// nodeLabelsJSON is /get-node-labels: {"nodeLabelInfo":...} on 3.3.6 (an
+// object for one label), wrapped in "nodeLabelsInfo" by some releases;
+// exclusivity is a string ("false") or a boolean.
+type nodeLabelsJSON struct {
+	NodeLabelsInfo *struct {
+		NodeLabelInfo jerseyList[nodeLabelJSON] `json:"nodeLabelInfo"`
+	} `json:"nodeLabelsInfo"`
+	NodeLabelInfo jerseyList[nodeLabelJSON] `json:"nodeLabelInfo"`
 }
 
-// oneOrMany decodes a JSON list, or a single object as a one-element list
-// (Jersey's default encoding of one-element lists).
-func oneOrMany[T any](raw json.RawMessage, dst *[]T) error {
-	s := strings.TrimSpace(string(raw))
-	if s == "" || s == "null" {
-		return nil
+type nodeLabelJSON struct {
+	Name        string      `json:"name"`
+	Exclusivity *jerseyBool `json:"exclusivity"`
+}
+
+// NodeLabels reads /ws/v1/cluster/get-node-labels.
+func (c *Client) NodeLabels(ctx context.Context) ([]Label, error) {
+	var body nodeLabelsJSON
+	if err := c.rmGet(ctx, "/ws/v1/cluster/get-node-labels", nil, &body); err != nil {
+		return nil, err
 	}
-	if s[0] == '[' {
-		return json.Unmarshal(raw, dst)
+	list := append([]nodeLabelJSON(nil), body.NodeLabelInfo...)
+	if body.NodeLabelsInfo != nil {
+		list = append(list, body.NodeLabelsInfo.NodeLabelInfo...)
 	}
-	var one T
-	if err := json.Unmarshal(raw, &one); err != nil {
-		return err
+	var out []Label
+	for _, i := range list {
+		// YARN's default exclusivity is true.
+		out = append(out, Label{Name: i.Name, Exclusive: i.Exclusivity == nil || bool(*i.Exclusivity)})
 	}
-	*dst = append(*dst, one)
-	return nil
+	return out, nil
 }

@@ -66,6 +66,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		snap.Errors = append(snap.Errors, cluster.LoadError{What: "node labels", Endpoint: "/ws/v1/cluster/get-node-labels", Err: labelErr.Error()})
 	}
 	snap.Partitions = partitions(snap.Nodes, labels)
+	snap.ResolveAppQueues()
 	if v, err := c.ConfVersion(ctx); err == nil {
 		snap.ConfVersion = v
 	} else if !errors.Is(err, ErrConfNotMutable) {
@@ -98,7 +99,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 				j, err := c.RunningJob(ctx, *a)
 				mu.Lock()
 				if err != nil {
-					snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " job", Endpoint: a.TrackingURL, Err: err.Error()})
+					snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " job", Endpoint: "/proxy/" + a.ID + "/ws/v1/mapreduce", Err: err.Error()})
 				} else {
 					a.Job = j
 				}

@@ -2,7 +2,6 @@ package yarn
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -35,16 +34,12 @@ func (c *Client) SchedulerConf(ctx context.Context) (schedconf.Conf, error) {
 // ConfVersion reads GET /ws/v1/cluster/scheduler-conf/version.
 func (c *Client) ConfVersion(ctx context.Context) (int64, error) {
 	var body struct {
-		VersionID any `json:"versionID"` // a number, or a string in Jersey's default JSON
+		VersionID jerseyInt `json:"versionID"` // {"versionID":"2"} on 3.3.6
 	}
 	if err := c.rmGet(ctx, "/ws/v1/cluster/scheduler-conf/version", nil, &body); err != nil {
 		return 0, notMutable(err)
 	}
-	v, err := json.Number(fmt.Sprint(body.VersionID)).Int64()
-	if err != nil {
-		return 0, fmt.Errorf("GET /ws/v1/cluster/scheduler-conf/version: versionID %q: %w", body.VersionID, err)
-	}
-	return v, nil
+	return int64(body.VersionID), nil
 }
 
 // ValidateMutation is POST /scheduler-conf/validate (changes nothing).
@@ -53,8 +48,7 @@ func (c *Client) ValidateMutation(ctx context.Context, m schedconf.Mutation) err
 	if err != nil {
 		return err
 	}
-	u := c.ActiveRM() + "/ws/v1/cluster/scheduler-conf/validate"
-	if err := c.do(ctx, "POST", u, nil, body, "application/xml", nil); err != nil {
+	if err := c.rmWrite(ctx, "POST", "/ws/v1/cluster/scheduler-conf/validate", nil, body, "application/xml", nil); err != nil {
 		var re *RemoteError
 		if errors.As(err, &re) && re.Status == 400 {
 			if e := notMutable(err); errors.Is(e, ErrConfNotMutable) {
@@ -69,14 +63,15 @@ func (c *Client) ValidateMutation(ctx context.Context, m schedconf.Mutation) err
 
 // UpdateConf is PUT /scheduler-conf: one atomic mutation (XML body, the
 // documented form). A 400 is a *MutationRejectedError: nothing changed.
+// A standby's 307 is followed with the body to the active RM (a standby
+// applies nothing); ErrNoActiveRM means no RM took it.
 func (c *Client) UpdateConf(ctx context.Context, m schedconf.Mutation) error {
 	body, err := m.EncodeXML()
 	if err != nil {
 		return err
 	}
-	u := c.ActiveRM() + "/ws/v1/cluster/scheduler-conf"
 	var answer string
-	if err := c.do(ctx, "PUT", u, nil, body, "application/xml", &answer); err != nil {
+	if err := c.rmWrite(ctx, "PUT", "/ws/v1/cluster/scheduler-conf", nil, body, "application/xml", &answer); err != nil {
 		var re *RemoteError
 		if errors.As(err, &re) && re.Status == 400 {
 			if e := notMutable(err); errors.Is(e, ErrConfNotMutable) {

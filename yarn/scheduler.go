@@ -8,48 +8,51 @@ import (
 )
 
 type queueJSON struct {
-	Type                       string   `json:"type"`
-	QueueName                  string   `json:"queueName"`
-	QueuePath                  string   `json:"queuePath"`
-	State                      string   `json:"state"`
-	Mode                       string   `json:"mode"`
-	NumApplications            int      `json:"numApplications"`
-	NumContainers              int      `json:"numContainers"`
-	UserLimitFactor            float64  `json:"userLimitFactor"`
-	NodeLabels                 []string `json:"nodeLabels"`
-	DefaultNodeLabelExpression string   `json:"defaultNodeLabelExpression"`
+	Type                       string             `json:"type"`
+	QueueName                  string             `json:"queueName"`
+	QueuePath                  string             `json:"queuePath"`
+	State                      string             `json:"state"`
+	Mode                       string             `json:"mode"`
+	NumApplications            jerseyInt          `json:"numApplications"`
+	NumContainers              jerseyInt          `json:"numContainers"`
+	UserLimitFactor            jerseyFloat        `json:"userLimitFactor"`
+	NodeLabels                 jerseyList[string] `json:"nodeLabels"`
+	DefaultNodeLabelExpression string             `json:"defaultNodeLabelExpression"`
 	Queues                     *struct {
-		Queue []queueJSON `json:"queue"`
+		Queue jerseyList[queueJSON] `json:"queue"`
 	} `json:"queues"`
 	Capacities *struct {
-		ByPartition []struct {
-			PartitionName        string  `json:"partitionName"`
-			Capacity             float64 `json:"capacity"`
-			UsedCapacity         float64 `json:"usedCapacity"`
-			MaxCapacity          float64 `json:"maxCapacity"`
-			AbsoluteCapacity     float64 `json:"absoluteCapacity"`
-			AbsoluteUsedCapacity float64 `json:"absoluteUsedCapacity"`
-			AbsoluteMaxCapacity  float64 `json:"absoluteMaxCapacity"`
-			Weight               float64 `json:"weight"`
-		} `json:"queueCapacitiesByPartition"`
+		ByPartition jerseyList[struct {
+			PartitionName        string      `json:"partitionName"`
+			Capacity             jerseyFloat `json:"capacity"`
+			UsedCapacity         jerseyFloat `json:"usedCapacity"`
+			MaxCapacity          jerseyFloat `json:"maxCapacity"`
+			AbsoluteCapacity     jerseyFloat `json:"absoluteCapacity"`
+			AbsoluteUsedCapacity jerseyFloat `json:"absoluteUsedCapacity"`
+			AbsoluteMaxCapacity  jerseyFloat `json:"absoluteMaxCapacity"`
+			Weight               jerseyFloat `json:"weight"`
+		}] `json:"queueCapacitiesByPartition"`
 	} `json:"capacities"`
 	Resources *struct {
-		ByPartition []struct {
+		ByPartition jerseyList[struct {
 			PartitionName string        `json:"partitionName"`
 			Used          *resourceJSON `json:"used"`
 			Pending       *resourceJSON `json:"pending"`
-		} `json:"resourceUsagesByPartition"`
+		}] `json:"resourceUsagesByPartition"`
 	} `json:"resources"`
+}
+
+// schedulerJSON is the body of /scheduler.
+type schedulerJSON struct {
+	Scheduler struct {
+		SchedulerInfo *queueJSON `json:"schedulerInfo"`
+	} `json:"scheduler"`
 }
 
 // Queues reads the Capacity Scheduler tree from /ws/v1/cluster/scheduler,
 // flattened, with per-partition capacities and usage.
 func (c *Client) Queues(ctx context.Context) ([]cluster.Queue, error) {
-	var body struct {
-		Scheduler struct {
-			SchedulerInfo *queueJSON `json:"schedulerInfo"`
-		} `json:"scheduler"`
-	}
+	var body schedulerJSON
 	if err := c.rmGet(ctx, "/ws/v1/cluster/scheduler", nil, &body); err != nil {
 		return nil, err
 	}
@@ -71,13 +74,13 @@ func (c *Client) Queues(ctx context.Context) ([]cluster.Queue, error) {
 			}
 		}
 		cq := cluster.Queue{Path: path, Name: q.QueueName, State: q.State, Mode: q.Mode, AccessibleLabels: q.NodeLabels,
-			DefaultLabelExpression: q.DefaultNodeLabelExpression, NumApplications: q.NumApplications, NumContainers: q.NumContainers,
-			UserLimitFactor: q.UserLimitFactor, ByPartition: map[string]cluster.QueueCapacity{}}
+			DefaultLabelExpression: q.DefaultNodeLabelExpression, NumApplications: int(q.NumApplications), NumContainers: int(q.NumContainers),
+			UserLimitFactor: float64(q.UserLimitFactor), ByPartition: map[string]cluster.QueueCapacity{}}
 		if q.Capacities != nil {
 			for _, p := range q.Capacities.ByPartition {
-				cq.ByPartition[p.PartitionName] = cluster.QueueCapacity{Capacity: p.Capacity, MaxCapacity: p.MaxCapacity,
-					AbsoluteCapacity: p.AbsoluteCapacity, AbsoluteMaxCapacity: p.AbsoluteMaxCapacity, UsedCapacity: p.UsedCapacity,
-					AbsoluteUsed: p.AbsoluteUsedCapacity, Weight: p.Weight}
+				cq.ByPartition[p.PartitionName] = cluster.QueueCapacity{Capacity: float64(p.Capacity), MaxCapacity: float64(p.MaxCapacity),
+					AbsoluteCapacity: float64(p.AbsoluteCapacity), AbsoluteMaxCapacity: float64(p.AbsoluteMaxCapacity), UsedCapacity: float64(p.UsedCapacity),
+					AbsoluteUsed: float64(p.AbsoluteUsedCapacity), Weight: float64(p.Weight)}
 			}
 		}
 		if q.Resources != nil {

@@ -95,6 +95,10 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	d.closers = append(d.closers, deps.Close)
+	if err := reconcileAtStart(cfg.AuditLog, deps.ConfAPI, cfg.Timeout, log); err != nil {
+		deps.Close()
+		return nil, err
+	}
 	audit, err := sidecar.OpenAuditLog(cfg.AuditLog)
 	if err != nil {
 		deps.Close()
@@ -111,6 +115,8 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		Mode:    cfg.Mode,
 		Log:     log,
 		OnCycle: deps.OnCycle(d.Board, cfg.Mode),
+		// Block maps (hdfs.enabled): read before the learner and decision.
+		BlockMaps: deps.BlockMaps,
 	}
 	if cfg.Safety.AllowNodeLabelChanges {
 		d.Loop.Labels, d.Loop.LabelAPI = deps.Layouter, deps.Client

@@ -51,6 +51,10 @@ func newLabelsSubCmd(verb string) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("observe: %w", err)
 			}
+			if bm := d.Loop.BlockMaps; bm != nil {
+				// Where classes' input lives (hdfs.enabled), for the layout.
+				bm.Refresh(ctx, snap)
+			}
 			existing, err := d.LabelAPI.NodeLabels(ctx)
 			if err != nil {
 				return fmt.Errorf("read node labels: %w", err)

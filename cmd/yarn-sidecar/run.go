@@ -113,7 +113,11 @@ func runDaemon(ctx context.Context, f *daemonFlags, output string, out io.Writer
 	}
 	log.Info("daemon started", "mode", d.Config.Mode, "interval", d.Config.Interval, "listen", ln.Addr().String())
 
-	err = d.Loop.Run(ctx, d.Config.Interval, d.Periodic)
+	if d.Config.HA != nil {
+		err = runHA(ctx, d, reg)
+	} else {
+		err = d.Loop.Run(ctx, d.Config.Interval, d.Periodic)
+	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdownCtx)

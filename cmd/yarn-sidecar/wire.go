@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,9 +30,15 @@ type deps struct {
 	// Layouter is the node-label step (used when labels may change, and by
 	// `labels plan|apply`).
 	Layouter *sidecar.LabelLayouter
+	// BlockMaps reads running jobs' HDFS block maps (nil when hdfs is off).
+	BlockMaps *sidecar.BlockMaps
+	hdfs      io.Closer
 }
 
 func (d *deps) Close() error {
+	if d.hdfs != nil {
+		d.hdfs.Close()
+	}
 	if d.Store != nil {
 		return d.Store.Close()
 	}
@@ -54,7 +61,7 @@ func (d *deps) Periodic(cfg *sidecar.Config) map[string]func() {
 // yarnConfig builds the client config from the sidecar config, falling back
 // to HADOOP_CONF_DIR's yarn-site.xml and mapred-site.xml.
 func yarnConfig(cfg *sidecar.Config, log hclog.Logger) (yarn.Config, error) {
-	yc := yarn.Config{RMAddresses: append([]string(nil), cfg.RM...), JHSAddress: cfg.JobHistory, User: cfg.User,
+	yc := yarn.Config{RMAddresses: append([]string(nil), cfg.RM...), JHSAddress: cfg.JobHistory, WebProxyAddress: cfg.Proxy, User: cfg.User,
 		Timeout: cfg.Timeout, Logger: log.Named("yarn"), TLS: yarn.TLS{CAFile: cfg.CAFile}}
 	if k := cfg.Kerberos; k != nil {
 		yc.Kerberos = &yarn.Kerberos{Principal: k.Principal, Keytab: k.Keytab, CCache: k.CCache, Krb5Conf: k.Krb5Conf}
@@ -74,6 +81,9 @@ func yarnConfig(cfg *sidecar.Config, log hclog.Logger) (yarn.Config, error) {
 			}
 			if yc.JHSAddress == "" {
 				yc.JHSAddress = hc.JHSAddress
+			}
+			if yc.WebProxyAddress == "" {
+				yc.WebProxyAddress = hc.WebProxyAddress
 			}
 		}
 	}
@@ -133,6 +143,10 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
 				FloorPercent: sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)}
 		}}
+	if err := wireHDFS(cfg, d, log); err != nil {
+		d.Close()
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -157,7 +171,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func rmVersion(client *yarn.Client, log hclog.Logger) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	info, err := client.ClusterInfo(ctx)
+	info, err := client.Info(ctx)
 	if err != nil {
 		log.Warn("cannot read the ResourceManager's version; weight-mode queues will not be written", "error", err)
 		return ""

@@ -1,6 +1,7 @@
 package ipc
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -73,14 +74,23 @@ func ReadPacket(r io.Reader, buf []byte) ([]byte, error) {
 	if n > MaxPacket {
 		return nil, ErrPacketTooLarge
 	}
-	if cap(buf) < int(n) {
-		buf = make([]byte, n)
+	if cap(buf) >= int(n) {
+		buf = buf[:n]
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, fmt.Errorf("ipc: short packet: %w", err)
+		}
+		return buf, nil
 	}
-	buf = buf[:n]
-	if _, err := io.ReadFull(r, buf); err != nil {
-		return nil, fmt.Errorf("ipc: short packet: %w", err)
+	// Grow with what arrives rather than trusting the prefix: a peer that
+	// claims 128 MiB and sends 4 bytes must not cost 128 MiB.
+	b := bytes.NewBuffer(buf[:0])
+	if got, err := io.CopyN(b, r, int64(n)); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("ipc: short packet: %d of %d bytes: %w", got, n, err)
 	}
-	return buf, nil
+	return b.Bytes(), nil
 }
 
 // SplitPacket cuts a packet body into its varint-delimited messages. The

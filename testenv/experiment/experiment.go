@@ -35,6 +35,12 @@ type Result struct {
 	Status  sidecar.Status
 	Applied int // mutations applied
 	Cycles  int
+	// Bandwidths is the read bandwidth by locality the sidecar learned
+	// (runs with BlockMaps only).
+	Bandwidths map[string]calibrate.ReadBandwidth
+	// NameNodeCalls is, per cycle, the calls the mini NameNode answered
+	// (runs with BlockMaps only).
+	NameNodeCalls []int
 }
 
 // ByName maps job names to completion times.
@@ -97,6 +103,9 @@ type SidecarOptions struct {
 	// Labels lets the sidecar lay out node-label partitions itself
 	// (safety.allow_node_label_changes; issue 17).
 	Labels bool
+	// BlockMaps serves the scenario's HDFS through the mini NameNode and
+	// lets the sidecar read running jobs' block maps (issue 17).
+	BlockMaps bool
 }
 
 // RunSidecar runs the scenario with the sidecar steering it in lock-step:
@@ -139,7 +148,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	historyPath := o.history
 	if historyPath == "" {
-		historyPath = filepath.Join(dir, fmt.Sprintf("history-%s-%d.db", scenario, seed))
+		historyPath = filepath.Join(dir, fmt.Sprintf("history-%s-%d.db", filepath.Base(scenario), seed))
 	}
 	if o.WarmupSteered && o.WarmupSeed != 0 {
 		w := o
@@ -207,13 +216,13 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	audit, err := sidecar.OpenAuditLog(filepath.Join(dir, fmt.Sprintf("audit-%s-%d.jsonl", scenario, seed)))
+	audit, err := sidecar.OpenAuditLog(filepath.Join(dir, fmt.Sprintf("audit-%s-%d.jsonl", filepath.Base(scenario), seed)))
 	if err != nil {
 		return Result{}, err
 	}
 	defer audit.Close()
 	api := sidecar.YARN{Client: client, Jobs: true}
-	info, err := client.ClusterInfo(ctx)
+	info, err := client.Info(ctx)
 	if err != nil {
 		return Result{}, err
 	}
@@ -223,6 +232,15 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	slot := sidecarSlot()
 	res := Result{Scenario: scenario, Seed: seed, Mode: "sidecar"}
+	var inputs *miniHDFS
+	if o.BlockMaps || cfg.HDFS.Enabled {
+		inputs, err = startMiniHDFS(c, client, cfg.HDFS, o.Log)
+		if err != nil {
+			return Result{}, err
+		}
+		defer inputs.close()
+		learner.Locality = inputs.maps.AttemptLocality
+	}
 	board := &sidecar.StatusBoard{}
 	if v, err := client.RMVersion(ctx); err == nil {
 		sidecar.RecordRM(board, v)
@@ -244,6 +262,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		},
 		OnCycle: func(rep sidecar.CycleReport) {
 			sidecar.RecordCycle(board, rep)
+			if inputs != nil {
+				res.NameNodeCalls = append(res.NameNodeCalls, inputs.callsSinceLast())
+			}
 			if rep.Outcome.Result == sidecar.ResultApplied {
 				res.Applied++
 			}
@@ -258,6 +279,10 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 			Slot: slot, Config: cfg.Labels}
 		loop.LabelAPI = client
 	}
+	if inputs != nil {
+		loop.BlockMaps = inputs.maps
+		wireReadCost(loop, inputs.maps, learner, classifier, calibrate.ClassKey(cfg.JobClass.By))
+	}
 	for !c.Done() {
 		if c.Now().Sub(sc.Start) > Limit {
 			return Result{}, fmt.Errorf("%s seed %d (sidecar) did not finish in %s", scenario, seed, Limit)
@@ -270,6 +295,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	res.Jobs = c.Results()
 	res.Status = board.Get()
 	res.PS = res.Status.History
+	if inputs != nil {
+		res.Bandwidths = learner.Bandwidths()
+	}
 	return res, nil
 }
 

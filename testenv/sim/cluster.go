@@ -118,6 +118,10 @@ func NewCluster(sc *Scenario, seed int64) (*Cluster, error) {
 				total: rmweb.Resource{MemoryMB: nt.MemoryMB, VCores: nt.VCores, GPUs: nt.GPUs}, datanode: dn, lastHealth: sc.Start}
 			c.nodes = append(c.nodes, n)
 			c.nodeByID[n.id] = n
+			if dn {
+				// The NameNode reports the rack the scheduler places by.
+				c.fs.AddDatanode(hdfsns.Datanode{Host: host, Rack: rack})
+			}
 		}
 	}
 	conf := schedconf.Conf{}

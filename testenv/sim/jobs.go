@@ -72,6 +72,9 @@ type attempt struct {
 	ev                                        *event
 	waitingShuffle                            bool
 	shuffleWork, reduceWork                   float64 // seconds at this node's speed
+	// cpu is a map's processing time (its duration less the read), what
+	// it reports as CPU_MILLISECONDS.
+	cpu time.Duration
 }
 
 // submit creates the app for a job spec: its input file with rack-aware
@@ -251,8 +254,9 @@ func (c *Cluster) startAttempt(a *app, t *task, n *node, locality string) {
 			bw = c.sc.Bandwidth.OffSwitch
 		}
 		read := float64(t.bytes) / (bw * (1 << 20))
-		d := cls.MapSeconds*frac/speed*noise() + read
-		at.bytes = t.bytes
+		proc := cls.MapSeconds * frac / speed * noise()
+		d := proc + read
+		at.bytes, at.cpu = t.bytes, secs(proc)
 		at.ev = c.schedule(c.now.Add(secs(d)), evAttemptDone, 0, at)
 		return
 	}

@@ -150,6 +150,9 @@ func LoadScenario(nameOrPath string) (*Scenario, error) {
 // ParseScenario decodes and checks a scenario; errors name the field and line.
 func ParseScenario(data []byte, source string) (*Scenario, error) {
 	var sc Scenario
+	if len(data) > MaxScenarioBytes {
+		return nil, fmt.Errorf("scenario %s: %d bytes, above %d", source, len(data), MaxScenarioBytes)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&sc); err != nil {
@@ -248,6 +251,7 @@ func (sc *Scenario) validate() error {
 	if len(sc.NodeTypes) == 0 {
 		bad = append(bad, "node_types: at least one is required")
 	}
+	bad = append(bad, sc.limits()...)
 	if _, ok := sc.Conf["yarn.scheduler.capacity.root.queues"]; !ok {
 		bad = append(bad, "conf: yarn.scheduler.capacity.root.queues is required")
 	}

@@ -154,10 +154,13 @@ const (
 // App is one YARN application, with its MapReduce job when it is one and the
 // AM (or JobHistory) could be read.
 type App struct {
-	ID                  string    `json:"id"`
-	Name                string    `json:"name"`
-	User                string    `json:"user"`
-	Queue               string    `json:"queue"` // leaf queue path as the RM reports it
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	User string `json:"user"`
+	// Queue is the leaf queue's full path once Snapshot.ResolveAppQueues
+	// ran (yarn.Observe runs it); before, what the RM reports: the short
+	// name on Hadoop 3.3 ("crypto"), the path on later releases.
+	Queue               string    `json:"queue"`
 	State               AppState  `json:"state"`
 	Type                string    `json:"applicationType"`
 	Priority            int       `json:"priority"`
@@ -172,7 +175,32 @@ type App struct {
 	// ContainersByNode counts the containers the app holds per node id, from
 	// its running task attempts plus its AM container.
 	ContainersByNode map[string]int `json:"containersByNode,omitempty"`
-	Job              *Job           `json:"job,omitempty"`
+	// UsageByPartition is the app's resourceInfo.resourceUsagesByPartition
+	// (Hadoop 3.3+), keyed by partition ("" = default): what it holds and
+	// still asks for in each node-label partition. Nil when the RM does not
+	// send it.
+	UsageByPartition map[string]AppPartitionUsage `json:"usageByPartition,omitempty"`
+	// Preempted is nil until preemption took something from the app.
+	Preempted *AppPreemption `json:"preempted,omitempty"`
+	Job       *Job           `json:"job,omitempty"`
+}
+
+// AppPreemption is what the scheduler's preemption took from an app so
+// far (the RM's preempted* counters).
+type AppPreemption struct {
+	Resource        Resource `json:"resource"`
+	NonAMContainers int      `json:"nonAMContainers"`
+	AMContainers    int      `json:"amContainers"`
+	MemorySeconds   int64    `json:"memorySeconds"` // MB·s
+	VCoreSeconds    int64    `json:"vcoreSeconds"`
+}
+
+// AppPartitionUsage is an app's resources in one node-label partition.
+type AppPartitionUsage struct {
+	Used     Resource `json:"used"`
+	Pending  Resource `json:"pending"`
+	Reserved Resource `json:"reserved"`
+	AMUsed   Resource `json:"amUsed"`
 }
 
 // Tag returns the value of a "key=value" application tag, if present.
@@ -238,6 +266,9 @@ type Attempt struct {
 	ReduceElapsed  time.Duration `json:"reduceElapsed,omitempty"`
 	// HDFSBytesRead is the attempt's HDFS_BYTES_READ counter.
 	HDFSBytesRead int64 `json:"hdfsBytesRead"`
+	// CPUTime is the attempt's CPU_MILLISECONDS counter: the task JVM's
+	// CPU time, so Elapsed − CPUTime is mostly time spent waiting on reads.
+	CPUTime time.Duration `json:"cpuTime,omitempty"`
 	// Speculative is set when the attempt is not the task's first.
 	Speculative bool `json:"speculative,omitempty"`
 }

@@ -35,6 +35,9 @@ func (c Conf) apply(m Mutation, strict bool) (Conf, error) {
 		if path == "root" {
 			return true
 		}
+		if !strings.Contains(path, ".") {
+			return false // not a path under root (an RM or a file said "x")
+		}
 		parent := path[:strings.LastIndex(path, ".")]
 		name := path[strings.LastIndex(path, ".")+1:]
 		for _, q := range queueList(out[Key(parent, "queues")]) {

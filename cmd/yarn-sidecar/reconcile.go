@@ -1,0 +1,32 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+)
+
+// reconcileAtStart records what a killed predecessor left in YARN before
+// the first cycle may write (sidecar.ReconcileAudit). The RM may be failing
+// over while we start: a few tries, then refuse to start — writing on top
+// of an unexplained change would lose the trail.
+func reconcileAtStart(auditPath string, rm sidecar.ConfReader, timeout time.Duration, log hclog.Logger) error {
+	var err error
+	for attempt := 0; attempt < 4; attempt++ {
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt) * time.Second)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		_, err = sidecar.ReconcileAudit(ctx, auditPath, rm, log.Named("reconcile"))
+		cancel()
+		if err == nil {
+			return nil
+		}
+		log.Warn("restart reconciliation failed; retrying", "attempt", attempt+1, "error", err)
+	}
+	return fmt.Errorf("restart reconciliation against the audit log %s: %w", auditPath, err)
+}
