@@ -34,6 +34,14 @@ type Config struct {
 	User          string        `yaml:"user"`
 	HadoopConfDir string        `yaml:"hadoop_conf_dir"`
 	Timeout       time.Duration `yaml:"timeout"`
+	// ListingBudget bounds the per-node container-listing requests of
+	// one observe (two per app; 0: 400, negative: no bound). Only apps on
+	// partitions that mix node types need one; the rest are placed from
+	// their usage per partition (issue 19).
+	ListingBudget int `yaml:"listing_budget"`
+	// HistoryTasksPerJob bounds the tasks of each type read per finished
+	// job from JobHistory (0: 64, negative: all).
+	HistoryTasksPerJob int `yaml:"history_tasks_per_job"`
 	// CAFile verifies HTTPS endpoints (yarn.http.policy=HTTPS_ONLY).
 	CAFile string `yaml:"ca_file"`
 	// Kerberos, when set, authenticates with SPNEGO.

@@ -79,8 +79,9 @@ func (d *PSDecider) status(s *decideState, dec *Decision) {
 			jr[j.AppID] = j
 		}
 	}
+	appByID := appsByID(snap)
 	for _, js := range sh.Jobs {
-		app := findApp(snap, js.AppID)
+		app := appByID[js.AppID]
 		st := JobStatus{AppID: js.AppID, Name: app.Name, Queue: js.Queue, Class: js.Class, PS: js.PS, Containers: js.Containers,
 			Progress: app.Progress / 100}
 		if n := perQueue[js.Queue]; n > 0 {
@@ -131,13 +132,13 @@ func ptr(p *float64) float64 {
 	return *p
 }
 
-func findApp(s cluster.Snapshot, id string) cluster.App {
+// appsByID indexes the snapshot's apps (a scan per job was quadratic).
+func appsByID(s cluster.Snapshot) map[string]cluster.App {
+	out := make(map[string]cluster.App, len(s.Apps))
 	for _, a := range s.Apps {
-		if a.ID == id {
-			return a
-		}
+		out[a.ID] = a
 	}
-	return cluster.App{}
+	return out
 }
 
 // FloorRule returns the safety floor: one slot's worth of each partition,

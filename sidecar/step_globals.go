@@ -42,12 +42,13 @@ func (st priorityStep) Run(s *decideState) error {
 	if !st.Enabled {
 		return nil
 	}
+	appByID := appsByID(s.Snap)
 	for _, qr := range s.Deadlines {
 		for _, r := range qr.Jobs {
 			if r.Verdict != deadline.AtRisk {
 				continue
 			}
-			app := findApp(s.Snap, r.AppID)
+			app := appByID[r.AppID]
 			if app.ID == "" || app.State != "RUNNING" || app.Priority >= 10 {
 				continue
 			}

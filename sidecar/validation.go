@@ -87,8 +87,16 @@ func (v *RMValidation) Check(ctx context.Context, api ConfAPI, live schedconf.Co
 	if stop := mustNotAct(ctx, verr); stop != nil {
 		return Verdict{}, stop
 	}
-	// Does the RM validate anything at all? Ask for a mutation that changes
-	// nothing.
+	// A 5xx, 404, 405, timeout or broken connection carries no verdict on
+	// this configuration: the RM could not validate it this time. Apply with
+	// local validation (the PUT is validated by the RM atomically); not
+	// cached, since it may be transient.
+	if !answeredWithVerdict(verr) {
+		return Verdict{Path: ValidationLocalOnly, Reason: noVerdictReason(verr)}, nil
+	}
+	// A 400 is either a real rejection or an RM that cannot validate
+	// anything (the leveldb lock error is a 400 too). Does the RM validate
+	// anything at all? Ask for a mutation that changes nothing.
 	perr := api.ValidateMutation(ctx, schedconf.IdentityMutation(live))
 	if perr == nil {
 		v.markUp(rm, log)
@@ -181,6 +189,23 @@ func (v *RMValidation) now() time.Time {
 		return time.Now()
 	}
 	return v.Now()
+}
+
+// answeredWithVerdict reports whether validate answered 400, the status of
+// the Capacity Scheduler's verdict (RMWebServices.validateAndGetSchedulerConfiguration).
+func answeredWithVerdict(err error) bool {
+	var mr *yarn.MutationRejectedError
+	var re *yarn.RemoteError
+	return errors.As(err, &mr) || errors.As(err, &re) && re.Status == 400
+}
+
+// noVerdictReason names why validate gave no verdict this time.
+func noVerdictReason(err error) string {
+	r := unavailableReason(err)
+	if i := strings.Index(r, "; a no-op mutation"); i >= 0 {
+		r = r[:i] + ": " + r[strings.Index(r, "too: ")+len("too: "):]
+	}
+	return "the RM could not validate this time (" + r + ")"
 }
 
 // unavailableReason says why validate could not validate a no-op. The

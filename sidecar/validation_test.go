@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,17 @@ func TestValidationPaths(t *testing.T) {
 				return remote(500, "NullPointerException")
 			},
 			result: ResultApplied, path: ValidationLocalOnly, reason: "HTTP 500", puts: 1, applied: true},
+		{name: "a transient 503 on this mutation only (the no-op would pass): local-only, not a rejection",
+			validate: func(_ *testing.T, live schedconf.Conf) func(schedconf.Mutation) error {
+				probe := schedconf.IdentityMutation(live)
+				return func(m schedconf.Mutation) error {
+					if reflect.DeepEqual(m, probe) {
+						return nil
+					}
+					return remote(503, "Service Unavailable")(m)
+				}
+			},
+			result: ResultApplied, path: ValidationLocalOnly, reason: "could not validate this time", puts: 1, applied: true},
 		{name: "validate times out",
 			validate: func(*testing.T, schedconf.Conf) func(schedconf.Mutation) error {
 				return func(schedconf.Mutation) error {

@@ -62,7 +62,7 @@ func (d *deps) Periodic(cfg *sidecar.Config) map[string]func() {
 // to HADOOP_CONF_DIR's yarn-site.xml and mapred-site.xml.
 func yarnConfig(cfg *sidecar.Config, log hclog.Logger) (yarn.Config, error) {
 	yc := yarn.Config{RMAddresses: append([]string(nil), cfg.RM...), JHSAddress: cfg.JobHistory, WebProxyAddress: cfg.Proxy, User: cfg.User,
-		Timeout: cfg.Timeout, Logger: log.Named("yarn"), TLS: yarn.TLS{CAFile: cfg.CAFile}}
+		Timeout: cfg.Timeout, Logger: log.Named("yarn"), TLS: yarn.TLS{CAFile: cfg.CAFile}, HistoryTasksPerJob: cfg.HistoryTasksPerJob}
 	if k := cfg.Kerberos; k != nil {
 		yc.Kerberos = &yarn.Kerberos{Principal: k.Principal, Keytab: k.Keytab, CCache: k.CCache, Krb5Conf: k.Krb5Conf}
 	}
@@ -120,8 +120,8 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	if err != nil {
 		return nil, err
 	}
-	api := sidecar.YARN{Client: client, Jobs: true, RMClock: true}
 	classifier := classifierFrom(cfg)
+	api := sidecar.YARN{Client: client, Jobs: true, RMClock: true, NodeType: classifier.TypeOf, ListingBudget: cfg.ListingBudget}
 	key := calibrate.ClassKey(cfg.JobClass.By)
 	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key,
 		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery}
