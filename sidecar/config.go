@@ -76,6 +76,10 @@ type Config struct {
 	// HDFS is where the NameNodes are and how often to read block maps.
 	HDFS HDFSConfig `yaml:"hdfs"`
 
+	// Guarantee is the default band for every queue (config_guarantee.go);
+	// Rate bounds how often the sidecar writes.
+	Guarantee  GuaranteeConfig  `yaml:"guarantee"`
+	Rate       RateConfig       `yaml:"rate"`
 	Preemption PreemptionConfig `yaml:"preemption"`
 }
 
@@ -141,6 +145,8 @@ type QueueConfig struct {
 	Weight float64 `yaml:"weight"`
 	// Pinned queues are observed and reported but never changed.
 	Pinned bool `yaml:"pinned"`
+	// Guarantee overrides the default band for this queue (leaf or parent).
+	Guarantee *GuaranteeConfig `yaml:"guarantee"`
 }
 
 // NodeTypeRule assigns a node type by label, host pattern or resources.
@@ -267,6 +273,7 @@ func (c *Config) Default() {
 		c.Schedule.Report = "@every 1h"
 	}
 	c.Preemption.defaults()
+	c.defaultGuarantees()
 }
 
 // ConfigError lists every bad field of a config, by path.
@@ -354,6 +361,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	c.Preemption.validate(add)
+	c.validateGuarantees(add)
 	if len(bad) > 0 {
 		return &ConfigError{Fields: bad}
 	}

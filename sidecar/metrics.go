@@ -19,7 +19,7 @@ type Metrics struct {
 	observeErrors  *prometheus.CounterVec
 	cycles         prometheus.Counter
 
-	sumPS, minPS, boundPS, jobPS, rate, rateSamples, queueCap, queueUsed, deadlineJobs, pMeetMin *prometheus.Desc
+	sumPS, minPS, boundPS, jobPS, rate, rateSamples, queueCap, queueUsed, deadlineJobs, pMeetMin, mutations *prometheus.Desc
 
 	preemptionOn, preemptionLost *prometheus.Desc
 }
@@ -50,6 +50,7 @@ func NewMetrics(reg prometheus.Registerer, board *StatusBoard) (*Metrics, error)
 
 		preemptionOn:   prometheus.NewDesc(ns+"_preemption_enabled", "1 when the ResourceManager preempts containers (source: rm-scheduler, config, hadoop-conf or assumed-on).", []string{"source"}, nil),
 		preemptionLost: prometheus.NewDesc(ns+"_preemption_predicted_lost_seconds", "Container-seconds of running work the last plan is predicted to make the RM kill.", nil, nil),
+		mutations:      prometheus.NewDesc(ns+"_mutations_last_hour", "Scheduler-configuration mutations written in the last hour (bounded by rate.max_mutations_per_hour).", nil, nil),
 	}
 	for _, c := range []prometheus.Collector{m.planResults, m.observeSeconds, m.observeErrors, m.cycles, m} {
 		if err := reg.Register(c); err != nil {
@@ -89,7 +90,7 @@ func endpointGroup(what string) string {
 
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.sumPS, m.minPS, m.boundPS, m.jobPS, m.rate, m.rateSamples, m.queueCap, m.queueUsed, m.deadlineJobs, m.pMeetMin, m.preemptionOn, m.preemptionLost} {
+	for _, d := range []*prometheus.Desc{m.sumPS, m.minPS, m.boundPS, m.jobPS, m.rate, m.rateSamples, m.queueCap, m.queueUsed, m.deadlineJobs, m.pMeetMin, m.mutations, m.preemptionOn, m.preemptionLost} {
 		ch <- d
 	}
 }
@@ -111,6 +112,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(m.preemptionOn, prometheus.GaugeValue, on, p.Source)
 		ch <- prometheus.MustNewConstMetric(m.preemptionLost, prometheus.GaugeValue, p.PredictedLostSeconds)
 	}
+	ch <- prometheus.MustNewConstMetric(m.mutations, prometheus.GaugeValue, float64(st.MutationsLastHour))
 	type qc struct{ q, c string }
 	ps := map[qc]float64{}
 	verdicts := map[[2]string]int{}

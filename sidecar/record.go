@@ -25,6 +25,7 @@ func RecordCycle(b *StatusBoard, rep CycleReport) {
 			on := p.On
 			st.PreemptionEnabled = &on
 		}
+		st.MutationsLastHour = rep.Outcome.MutationsLastHour
 		st.Inputs = rep.Inputs
 		pt := PSPoint{Time: rep.Snapshot.Time, SumPS: d.SumPS, MinPS: d.MinPS, Bound: d.BoundPS, Jobs: map[string]float64{}}
 		for _, j := range d.Jobs {

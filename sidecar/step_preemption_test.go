@@ -143,15 +143,6 @@ func TestCutWithPreemptionIsSplitIntoBoundedSteps(t *testing.T) {
 	}
 }
 
-func mustTree(t *testing.T, c schedconf.Conf) *schedconf.Tree {
-	t.Helper()
-	tr, err := schedconf.ParseTree(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
-}
-
 // With preemption off the guard leaves the decision alone; with on_purpose
 // and a gain well above the loss it keeps the whole move and says why.
 func TestPreemptionOffAndOnPurpose(t *testing.T) {

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -138,7 +140,8 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Slot: slot, Config: cfg.Labels},
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Slot: slot,
 			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
-			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset},
+			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset,
+			Guarantees: cfg.Bands(), RMVersion: rmVersion(client, log), FirstSeen: &sidecar.FirstSeen{Path: cfg.Store + ".first-seen.json"}},
 		Rules: func(snap cluster.Snapshot) sidecar.SafetyRules {
 			floor := sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)
 			if cfg.Safety.KeepBusyQueues {
@@ -188,4 +191,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sortStrings(out)
 	return out
+}
+
+// rmVersion reads the RM's Hadoop version once (/cluster/info): weights
+// (capacity=Nw) are written only to 3.4 or later. Unknown = no weights.
+func rmVersion(client *yarn.Client, log hclog.Logger) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	info, err := client.Info(ctx)
+	if err != nil {
+		log.Warn("cannot read the ResourceManager's version; weight-mode queues will not be written", "error", err)
+		return ""
+	}
+	return info.HadoopVersion
 }

@@ -36,6 +36,9 @@ type CompareOptions struct {
 	SecondDay bool
 	// MCSamples is the sidecar's Monte-Carlo samples per job (default 200).
 	MCSamples int
+	// Family replaces StaticFamily as the sweep's candidates (the nested
+	// trees' bench sweeps configurations written in the tree's own mode).
+	Family []NamedMutation
 }
 
 // Comparison is the outcome of Compare, one Result per seed and mode.
@@ -62,9 +65,11 @@ func Compare(scenario string, o CompareOptions) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	family, err := StaticFamily(sc)
-	if err != nil {
-		return nil, err
+	family := o.Family
+	if len(family) == 0 {
+		if family, err = StaticFamily(sc); err != nil {
+			return nil, err
+		}
 	}
 	scores := make([]float64, len(family))
 	var tasks []func() error
@@ -215,7 +220,7 @@ func StaticFamily(sc *sim.Scenario) ([]NamedMutation, error) {
 		for _, g := range []int{50, 75, 100} {
 			caps := spread(leaves, 100-g, q)
 			caps[q] = g
-			if err := add(fmt.Sprintf("%s→%s %d%%", shortQueue(q), label, g), caps, []string{q}); err != nil {
+			if err := add(fmt.Sprintf("%s→%s %d%%", ShortQueue(q), label, g), caps, []string{q}); err != nil {
 				return nil, err
 			}
 		}
@@ -223,7 +228,7 @@ func StaticFamily(sc *sim.Scenario) ([]NamedMutation, error) {
 	for i, a := range leaves {
 		for _, b := range leaves[i+1:] {
 			caps := map[string]int{a: 50, b: 50}
-			if err := add(fmt.Sprintf("%s+%s→%s 50/50", shortQueue(a), shortQueue(b), label), caps, []string{a, b}); err != nil {
+			if err := add(fmt.Sprintf("%s+%s→%s 50/50", ShortQueue(a), ShortQueue(b), label), caps, []string{a, b}); err != nil {
 				return nil, err
 			}
 		}
@@ -249,7 +254,8 @@ func spread(leaves []string, total int, skip string) map[string]int {
 	return out
 }
 
-func shortQueue(q string) string { return q[strings.LastIndex(q, ".")+1:] }
+// ShortQueue is a queue path's leaf name.
+func ShortQueue(q string) string { return q[strings.LastIndex(q, ".")+1:] }
 
 // MeanCompletion is the jobs' mean completion time from submission.
 func MeanCompletion(jobs []sim.JobResult) time.Duration {

@@ -235,6 +235,10 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	defer audit.Close()
 	api := sidecar.YARN{Client: client, Jobs: true}
+	info, err := client.Info(ctx)
+	if err != nil {
+		return Result{}, err
+	}
 	learner := learnerFor(client)
 	if err := learner.Refresh(); err != nil {
 		return Result{}, err
@@ -260,8 +264,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		Learner:  learner,
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Slot: slot,
 			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
-			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset},
-		Applier: &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log},
+			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset,
+			Guarantees: cfg.Bands(), RMVersion: info.HadoopVersion},
+		Applier: &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log, Rate: sidecar.NewRateLimit(cfg.Rate)},
 		Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
 			Models: learner.Models, Slot: slot},
 		Mode: cfg.Mode,

@@ -200,6 +200,7 @@ func (c *Cluster) setConf(conf schedconf.Conf) error {
 	if err != nil {
 		return err
 	}
+	resolveCapacities(t, c.partitionTotals()) // weights and absolute resources as the CS divides them
 	c.conf, c.tree = conf, t
 	return nil
 }
