@@ -66,7 +66,13 @@ func SamplesFromApp(a cluster.App, class string, types map[string]string) []Samp
 	}
 	jobElapsed := a.FinishedTime.Sub(a.StartedTime)
 	for _, at := range a.Job.Attempts {
-		if !at.Succeeded() || at.Speculative {
+		// Only the task's one SUCCEEDED attempt is a sample, whatever its
+		// number: a KILLED attempt (preempted: "Container preempted by
+		// scheduler"; a speculative loser: "Speculation: ... succeeded
+		// first!") ran for a time that says nothing about the node's speed,
+		// and the winner of a speculation or the re-run after a preemption
+		// (attempt _1, _2, ...) is as good a sample as a first attempt.
+		if !at.Succeeded() {
 			continue
 		}
 		t := types[at.NodeID]

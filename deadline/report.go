@@ -16,6 +16,16 @@ const (
 	NoGoal     = "no goal"
 )
 
+// UnknownVerdict is the verdict of a job with a goal the report cannot
+// judge: its class has no model yet (no finished runs to learn from), or
+// it has made no progress to extrapolate. Never a blank (issue 18).
+func UnknownVerdict(class string) string {
+	if class == "" {
+		return "unknown (no job class: see job_class.by)"
+	}
+	return "unknown (no history of class " + class + ")"
+}
+
 // JobReport is one running job's outlook.
 type JobReport struct {
 	AppID    string        `json:"appId"`
@@ -134,12 +144,18 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 				rem := time.Duration(float64(elapsed) * (1 - jr.Progress) / jr.Progress)
 				jr.P50, jr.P90 = snap.Time.Add(rem), snap.Time.Add(rem*13/10)
 			}
-			if hasGoal && !jr.P50.IsZero() {
-				if jr.P90.Before(goal.Deadline) {
-					jr.Verdict = OnTrack
-				} else {
-					jr.Verdict = AtRisk
-				}
+			switch {
+			case !hasGoal:
+			case !hasModel:
+				// The extrapolated P50/P90 stay on show, but without a
+				// model of the class there is no basis for a verdict.
+				jr.Verdict = UnknownVerdict(class)
+			case jr.P50.IsZero():
+				jr.Verdict = "unknown (no progress yet)"
+			case jr.P90.Before(goal.Deadline):
+				jr.Verdict = OnTrack
+			default:
+				jr.Verdict = AtRisk
 			}
 		}
 		if hasGoal {

@@ -114,8 +114,14 @@ func Compute(in Input) Shares {
 			denom += float64(slots[t]) * r
 		}
 		num := 0.0
-		for nodeID, k := range a.ContainersByNode {
-			t := in.NodeType[nodeID]
+		held := a.ContainersByType // observe placed it by type (issue 19)
+		if held == nil {
+			held = map[string]int{}
+			for nodeID, k := range a.ContainersByNode {
+				held[in.NodeType[nodeID]] += k
+			}
+		}
+		for t, k := range held {
 			r, _ := rate(in.Rates, class, t)
 			num += float64(k) * r
 			js.Containers[t] += k

@@ -97,6 +97,8 @@ type Applier struct {
 	WriteTimeout time.Duration
 	Log          hclog.Logger
 	Now          func() time.Time
+	// Rate bounds how often mutations are written (ratelimit.go); nil = no bound.
+	Rate *RateLimit
 
 	cycle int64
 }
@@ -111,6 +113,8 @@ type Outcome struct {
 	// the audit record.
 	Validation       ValidationPath
 	ValidationReason string
+	// MutationsLastHour counts the mutations of the last hour (rate limit).
+	MutationsLastHour int
 }
 
 // Apply runs the safety sequence for one plan: refuse a non-mutable store →
@@ -127,6 +131,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		VersionBefore: plan.ConfVersion, Reasons: plan.Reasons}
 	entry.Before, entry.After = changedProps(plan.Base, plan.Desired)
 	defer func() {
+		out.MutationsLastHour = a.Rate.PerHour(planTime(plan, a.now()))
 		entry.Result = out.Result
 		entry.VersionAfter = out.VersionAfter
 		entry.Priorities = out.Priorities
@@ -134,7 +139,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		if err != nil {
 			entry.Error = err.Error()
 		}
-		if out.Result == ResultNoChange || a.Audit == nil {
+		if out.Result == ResultNoChange || out.Result == ResultDeferred || a.Audit == nil {
 			return
 		}
 		killpoint.At(killpoint.BeforeAudit)
@@ -149,8 +154,18 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		return out, nil
 	}
 
-	if len(plan.Mutation.UpdateQueue)+len(plan.Mutation.AddQueue)+len(plan.Mutation.RemoveQueue)+len(plan.Mutation.GlobalUpdates) > 0 {
+	mutates := len(plan.Mutation.UpdateQueue)+len(plan.Mutation.AddQueue)+len(plan.Mutation.RemoveQueue)+len(plan.Mutation.GlobalUpdates) > 0
+	if ok, why := a.Rate.Allow(planTime(plan, a.now()), plan); mutates && !ok {
+		log.Info("mutation deferred", "reason", why)
+		entry.Error = "deferred: " + why
+		out.Result = ResultDeferred
+		return out, nil
+	}
+	if mutates {
 		res, version, err := a.applyMutation(ctx, plan, &entry, log)
+		if res == ResultApplied {
+			a.Rate.Record(planTime(plan, a.now()))
+		}
 		out.Result, out.VersionAfter = res, version
 		if err != nil {
 			return out, err

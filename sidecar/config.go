@@ -34,6 +34,14 @@ type Config struct {
 	User          string        `yaml:"user"`
 	HadoopConfDir string        `yaml:"hadoop_conf_dir"`
 	Timeout       time.Duration `yaml:"timeout"`
+	// ListingBudget bounds the per-node container-listing requests of
+	// one observe (two per app; 0: 400, negative: no bound). Only apps on
+	// partitions that mix node types need one; the rest are placed from
+	// their usage per partition (issue 19).
+	ListingBudget int `yaml:"listing_budget"`
+	// HistoryTasksPerJob bounds the tasks of each type read per finished
+	// job from JobHistory (0: 64, negative: all).
+	HistoryTasksPerJob int `yaml:"history_tasks_per_job"`
 	// CAFile verifies HTTPS endpoints (yarn.http.policy=HTTPS_ONLY).
 	CAFile string `yaml:"ca_file"`
 	// Kerberos, when set, authenticates with SPNEGO.
@@ -67,6 +75,60 @@ type Config struct {
 	Labels LabelsConfig `yaml:"labels"`
 	// HDFS is where the NameNodes are and how often to read block maps.
 	HDFS HDFSConfig `yaml:"hdfs"`
+
+	// Guarantee is the default band for every queue (config_guarantee.go);
+	// Rate bounds how often the sidecar writes.
+	Guarantee  GuaranteeConfig  `yaml:"guarantee"`
+	Rate       RateConfig       `yaml:"rate"`
+	Preemption PreemptionConfig `yaml:"preemption"`
+}
+
+// PreemptionConfig says how the sidecar treats the RM's preemption
+// (step_preemption.go). Whether preemption is on is learnt, in this order:
+// the RM's own answer (leaf queues' preemptionDisabled in
+// /ws/v1/cluster/scheduler: it is what will kill containers), else this
+// file's enabled, else HADOOP_CONF_DIR's yarn-site.xml
+// (yarn.resourcemanager.scheduler.monitor.enable), else assumed on (the
+// safe side).
+type PreemptionConfig struct {
+	// Enabled is "on" or "off" for RMs that do not report
+	// preemptionDisabled; empty = not said.
+	Enabled string `yaml:"enabled"`
+	// MaxLostWorkPerCycle bounds the container-time of running work the RM
+	// is predicted to kill because of one cycle's change; a bigger cut is
+	// taken in smaller steps over cycles.
+	MaxLostWorkPerCycle time.Duration `yaml:"max_lost_work_per_cycle"`
+	// OnPurpose lets the planner cut a busy queue past the bound when the
+	// predicted progress-share gain over the remaining run outweighs the
+	// work thrown away by GainMargin times (Lee's Algorithm 2 reassigns
+	// slots; preemption is the RM's way to do it).
+	OnPurpose  bool    `yaml:"on_purpose"`
+	GainMargin float64 `yaml:"gain_margin"`
+}
+
+func (p *PreemptionConfig) defaults() {
+	if p.MaxLostWorkPerCycle == 0 {
+		// A quarter of a one-minute map: cuts go through when what the RM
+		// kills has barely started (a newest container), not otherwise.
+		p.MaxLostWorkPerCycle = 15 * time.Second
+	}
+	if p.GainMargin == 0 {
+		p.GainMargin = 2
+	}
+}
+
+func (p PreemptionConfig) validate(add func(path, format string, a ...any)) {
+	switch p.Enabled {
+	case "", "on", "off":
+	default:
+		add("preemption.enabled", "%q is not on or off", p.Enabled)
+	}
+	if p.MaxLostWorkPerCycle < 0 {
+		add("preemption.max_lost_work_per_cycle", "must not be negative, got %s", p.MaxLostWorkPerCycle)
+	}
+	if p.GainMargin < 1 {
+		add("preemption.gain_margin", "must be at least 1, got %g", p.GainMargin)
+	}
 }
 
 // KerberosConfig is SPNEGO to Kerberized web endpoints: a keytab and
@@ -83,6 +145,8 @@ type QueueConfig struct {
 	Weight float64 `yaml:"weight"`
 	// Pinned queues are observed and reported but never changed.
 	Pinned bool `yaml:"pinned"`
+	// Guarantee overrides the default band for this queue (leaf or parent).
+	Guarantee *GuaranteeConfig `yaml:"guarantee"`
 }
 
 // NodeTypeRule assigns a node type by label, host pattern or resources.
@@ -125,6 +189,11 @@ type SafetyConfig struct {
 	// rack-locality-full-reset=false when queues are routed to labelled
 	// (typically compute-only) partitions.
 	KeepRackLocalityReset bool `yaml:"keep_rack_locality_reset"`
+	// KeepBusyQueues stops the plan taking default-partition capacity from
+	// a queue below its admin's value while that queue has work pending
+	// (BusyQueueFloor). Opt-in: it pins both queues of a two-queue cluster
+	// that is busy everywhere, where moving capacity is the lever.
+	KeepBusyQueues bool `yaml:"keep_busy_queues"`
 	// AllowNodeLabelChanges lets the sidecar add labels or relabel nodes.
 	AllowNodeLabelChanges bool `yaml:"allow_node_label_changes"`
 	// VerifyTimeout bounds the read-back after a mutation.
@@ -203,6 +272,8 @@ func (c *Config) Default() {
 	if c.Schedule.Report == "" {
 		c.Schedule.Report = "@every 1h"
 	}
+	c.Preemption.defaults()
+	c.defaultGuarantees()
 }
 
 // ConfigError lists every bad field of a config, by path.
@@ -289,6 +360,8 @@ func (c *Config) Validate() error {
 			add("deadlines.slo."+cls, "must be positive, got %s", d)
 		}
 	}
+	c.Preemption.validate(add)
+	c.validateGuarantees(add)
 	if len(bad) > 0 {
 		return &ConfigError{Fields: bad}
 	}

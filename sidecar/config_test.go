@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestShippedConfigsParse(t *testing.T) {
@@ -70,5 +71,16 @@ func TestConfigUnknownFieldNamesLine(t *testing.T) {
 	_, err := LoadConfig(p)
 	if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "safty") || !strings.Contains(err.Error(), p) {
 		t.Fatalf("want an error naming file, line 2 and field safty, got %v", err)
+	}
+}
+
+func TestPreemptionConfig(t *testing.T) {
+	c, err := ParseConfig(nil)
+	if err != nil || c.Preemption.MaxLostWorkPerCycle != 15*time.Second || c.Preemption.OnPurpose || c.Preemption.GainMargin != 2 {
+		t.Fatalf("defaults: %+v %v", c.Preemption, err)
+	}
+	_, err = ParseConfig([]byte("preemption:\n  enabled: maybe\n  gain_margin: 0.5\n"))
+	if err == nil || !strings.Contains(err.Error(), "preemption.enabled") || !strings.Contains(err.Error(), "preemption.gain_margin") {
+		t.Fatalf("want both bad fields named, got %v", err)
 	}
 }

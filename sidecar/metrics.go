@@ -19,7 +19,9 @@ type Metrics struct {
 	observeErrors  *prometheus.CounterVec
 	cycles         prometheus.Counter
 
-	sumPS, minPS, boundPS, jobPS, rate, rateSamples, queueCap, queueUsed, deadlineJobs, pMeetMin *prometheus.Desc
+	sumPS, minPS, boundPS, jobPS, rate, rateSamples, queueCap, queueUsed, deadlineJobs, pMeetMin, mutations *prometheus.Desc
+
+	preemptionOn, preemptionLost *prometheus.Desc
 }
 
 // NewMetrics registers the sidecar's metrics on reg.
@@ -45,6 +47,10 @@ func NewMetrics(reg prometheus.Registerer, board *StatusBoard) (*Metrics, error)
 		queueUsed:    prometheus.NewDesc(ns+"_queue_used_ratio", "Used resources of a queue as a share of the partition, computed per partition (not from cluster metrics).", []string{"queue", "partition"}, nil),
 		deadlineJobs: prometheus.NewDesc(ns+"_deadline_jobs", "Running jobs with a completion-time goal, by queue and verdict.", []string{"queue", "verdict"}, nil),
 		pMeetMin:     prometheus.NewDesc(ns+"_deadline_meet_probability_min", "Lowest predicted probability of meeting its deadline among a queue's jobs.", []string{"queue"}, nil),
+
+		preemptionOn:   prometheus.NewDesc(ns+"_preemption_enabled", "1 when the ResourceManager preempts containers (source: rm-scheduler, config, hadoop-conf or assumed-on).", []string{"source"}, nil),
+		preemptionLost: prometheus.NewDesc(ns+"_preemption_predicted_lost_seconds", "Container-seconds of running work the last plan is predicted to make the RM kill.", nil, nil),
+		mutations:      prometheus.NewDesc(ns+"_mutations_last_hour", "Scheduler-configuration mutations written in the last hour (bounded by rate.max_mutations_per_hour).", nil, nil),
 	}
 	for _, c := range []prometheus.Collector{m.planResults, m.observeSeconds, m.observeErrors, m.cycles, m} {
 		if err := reg.Register(c); err != nil {
@@ -84,7 +90,7 @@ func endpointGroup(what string) string {
 
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.sumPS, m.minPS, m.boundPS, m.jobPS, m.rate, m.rateSamples, m.queueCap, m.queueUsed, m.deadlineJobs, m.pMeetMin} {
+	for _, d := range []*prometheus.Desc{m.sumPS, m.minPS, m.boundPS, m.jobPS, m.rate, m.rateSamples, m.queueCap, m.queueUsed, m.deadlineJobs, m.pMeetMin, m.mutations, m.preemptionOn, m.preemptionLost} {
 		ch <- d
 	}
 }
@@ -98,6 +104,15 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(m.sumPS, prometheus.GaugeValue, st.SumPS)
 	ch <- prometheus.MustNewConstMetric(m.minPS, prometheus.GaugeValue, st.MinPS)
 	ch <- prometheus.MustNewConstMetric(m.boundPS, prometheus.GaugeValue, st.BoundPS)
+	if p := st.Preemption; p != nil {
+		on := 0.0
+		if p.On {
+			on = 1
+		}
+		ch <- prometheus.MustNewConstMetric(m.preemptionOn, prometheus.GaugeValue, on, p.Source)
+		ch <- prometheus.MustNewConstMetric(m.preemptionLost, prometheus.GaugeValue, p.PredictedLostSeconds)
+	}
+	ch <- prometheus.MustNewConstMetric(m.mutations, prometheus.GaugeValue, float64(st.MutationsLastHour))
 	type qc struct{ q, c string }
 	ps := map[qc]float64{}
 	verdicts := map[[2]string]int{}

@@ -23,6 +23,13 @@ type QueueTarget struct {
 	// apps: the scheduler re-reads it on each allocate).
 	DefaultLabelExpression *string
 	Reason                 string
+	// Bands are the admin's guarantee per partition (percent of the
+	// parent); BuildPlan never writes a capacity outside them.
+	Bands map[string]Band
+	// Encoding says how each partition's capacity is written (the mode of
+	// the queue's sibling group; set by the decision's mode step). Absent =
+	// percentage.
+	Encoding map[string]Encoding
 }
 
 // PriorityChange is one app priority the plan sets.
@@ -83,13 +90,11 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 	// rounding keep sibling sums exact.
 	type groupKey struct{ parent, partition string }
 	groups := map[groupKey]map[string]float64{}
+	encodings := map[groupKey]Encoding{}
 	for path, t := range targets {
 		q, ok := tree.ByPath[path]
 		if !ok {
 			return nil, fmt.Errorf("plan names queue %s, which is not in the live configuration", path)
-		}
-		if !q.IsLeaf() {
-			return nil, fmt.Errorf("plan names queue %s, which is not a leaf", path)
 		}
 		if q.Parent == nil {
 			return nil, fmt.Errorf("plan names the root queue")
@@ -98,8 +103,40 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 			k := groupKey{q.Parent.Path, part}
 			if groups[k] == nil {
 				groups[k] = map[string]float64{}
+				encodings[k] = Encoding{Mode: schedconf.ModePercentage}
+			}
+			if e, ok := t.Encoding[part]; ok {
+				encodings[k] = e
 			}
 			groups[k][path] = pct
+		}
+	}
+	// An absolute parent the plan moves carries its children along at
+	// their shares (their resources are written over the parent's new
+	// value), even when the plan does not target them: children never ask
+	// for more than their parent has.
+	for path, t := range targets {
+		q := tree.ByPath[path]
+		for part, e := range t.Encoding {
+			if e.Mode != schedconf.ModeAbsolute || len(q.Children) == 0 {
+				continue
+			}
+			if _, moved := t.Capacity[part]; !moved {
+				continue
+			}
+			k := groupKey{path, part}
+			if groups[k] != nil {
+				continue
+			}
+			v, ok := q.Capacity[part]
+			if !ok || v.Mode != schedconf.ModeAbsolute {
+				continue
+			}
+			if mode, ok := groupMode(q, part); !ok || mode != schedconf.ModeAbsolute {
+				continue
+			}
+			groups[k] = map[string]float64{}
+			encodings[k] = Encoding{Mode: schedconf.ModeAbsolute, ParentMemoryMB: v.Absolute["memory"], ParentVCores: v.Absolute["vcores"]}
 		}
 	}
 	reasonOf := func(path string) string { return targets[path].Reason }
@@ -116,9 +153,10 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 	})
 	for _, k := range gkeys {
 		parent := tree.ByPath[k.parent]
+		enc := encodings[k]
 		current := map[string]float64{}
 		for _, child := range parent.Children {
-			current[child.Path] = percentOf(child, k.partition)
+			current[child.Path] = shareOf(child, k.partition, enc)
 		}
 		want := map[string]float64{}
 		for path, cur := range current {
@@ -132,16 +170,23 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 			floors[path] = rules.floorPercent(path, k.partition)
 		}
 		step := LimitStep(current, want, floors, rules)
+		step.Next = keepInBands(step.Next, current, targets, k.partition)
+		encNext := nextParent(enc, desired, k.parent, k.partition)
+		values := encode(encNext, step.Next, current, parent, k.partition, encNext == enc)
 		for _, path := range sortedKeys(step.Next) {
 			cur, next := current[path], step.Next[path]
-			if cur == next {
-				continue
-			}
 			prop := capacityProp(k.partition)
-			desired[schedconf.Key(path, prop)] = formatPercent(next)
+			if cur == next && (enc.Mode != schedconf.ModeAbsolute || values[path] == base[schedconf.Key(path, prop)]) {
+				continue // absolute children follow a moved parent even at the same share
+			}
+			from := base[schedconf.Key(path, prop)]
+			if from == "" {
+				from = formatPercent(cur)
+			}
+			desired[schedconf.Key(path, prop)] = values[path]
 			plan.Changes = append(plan.Changes, Change{
 				Queue: path, Partition: k.partition, Property: prop,
-				From: formatPercent(cur), To: formatPercent(next),
+				From: from, To: values[path],
 				Limited: step.Limited, Reason: reasonOf(path),
 			})
 		}
@@ -151,6 +196,9 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 		t := targets[path]
 		q := tree.ByPath[path]
 		for _, part := range sortedKeys(t.MaxCapacity) {
+			if e, ok := t.Encoding[part]; ok && e.Mode != schedconf.ModePercentage {
+				continue // maximum-capacity stays in the admin's own terms
+			}
 			prop := maxCapacityProp(part)
 			next := t.MaxCapacity[part]
 			// maximum-capacity may never fall below the capacity just planned.

@@ -20,6 +20,12 @@ func RecordCycle(b *StatusBoard, rep CycleReport) {
 		st.Time, st.RM = rep.Snapshot.Time, rep.Snapshot.RM
 		st.Jobs, st.Rates, st.Queues = d.Jobs, d.Rates, d.Queues
 		st.SumPS, st.MinPS, st.BoundPS = d.SumPS, d.MinPS, d.BoundPS
+		st.Preemption = rep.Preemption
+		if p := rep.Preemption; p != nil {
+			on := p.On
+			st.PreemptionEnabled = &on
+		}
+		st.MutationsLastHour = rep.Outcome.MutationsLastHour
 		st.Inputs = rep.Inputs
 		pt := PSPoint{Time: rep.Snapshot.Time, SumPS: d.SumPS, MinPS: d.MinPS, Bound: d.BoundPS, Jobs: map[string]float64{}}
 		for _, j := range d.Jobs {

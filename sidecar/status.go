@@ -146,6 +146,12 @@ type Status struct {
 	BoundPS float64       `json:"boundPS"`
 	History []PSPoint     `json:"history"`
 	Plans   []PlanRecord  `json:"plans"`
+	// Preemption says whether the RM preempts (and who said so) and what
+	// the last plan was predicted to cost.
+	Preemption *PreemptionStatus `json:"preemption,omitempty"`
+	// MutationsLastHour is the scheduler-conf mutations written in the
+	// hour before Time (the rate limit's count).
+	MutationsLastHour int `json:"mutationsLastHour"`
 	// Inputs is the latest cycle's view of running jobs' HDFS inputs,
 	// unreadable ones with their error (nil when block maps are off).
 	Inputs *InputsReport `json:"inputs,omitempty"`

@@ -19,6 +19,11 @@ type YARN struct {
 	Jobs bool
 	// RMClock stamps snapshots with the RM's clock instead of now.
 	RMClock bool
+	// NodeType (calibrate.Classifier.TypeOf) lets observe place apps per
+	// node type from their usage per partition; ListingBudget bounds the
+	// per-node listings of the rest (yarn.ObserveOptions).
+	NodeType      func(cluster.Node) string
+	ListingBudget int
 }
 
 var (
@@ -38,7 +43,7 @@ func (y YARN) Observe(ctx context.Context, now time.Time) (cluster.Snapshot, err
 	if y.RMClock {
 		now = time.Time{}
 	}
-	return y.Client.Observe(ctx, yarn.ObserveOptions{Now: now, Jobs: y.Jobs})
+	return y.Client.Observe(ctx, yarn.ObserveOptions{Now: now, Jobs: y.Jobs, NodeType: y.NodeType, ListingBudget: y.ListingBudget})
 }
 
 // SchedulerConf reads the live scheduler configuration.

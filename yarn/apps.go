@@ -2,6 +2,7 @@ package yarn
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -92,21 +93,33 @@ func (c *Client) Apps(ctx context.Context, states ...string) ([]cluster.App, err
 	if len(states) > 0 {
 		q.Set("states", strings.Join(states, ","))
 	}
-	var body appsJSON
+	var body appsStream
 	if err := c.rmGet(ctx, "/ws/v1/cluster/apps", q, &body); err != nil {
 		return nil, err
 	}
-	if body.Apps == nil {
-		return nil, nil // Hadoop answers "apps": null when there are none
+	if body.missing >= 0 {
+		return nil, fmt.Errorf("GET /ws/v1/cluster/apps: app %d has no id", body.missing)
 	}
-	out := make([]cluster.App, 0, len(body.Apps.App))
-	for i, a := range body.Apps.App {
-		if a.ID == "" {
-			return nil, fmt.Errorf("GET /ws/v1/cluster/apps: app %d has no id", i)
+	return body.apps, nil // nil for "apps": null (none)
+}
+
+// appsStream decodes /apps element by element (stream.go).
+type appsStream struct {
+	apps    []cluster.App
+	missing int // index of the first app without an id, or -1
+}
+
+func (s *appsStream) decodeStream(dec *json.Decoder) error {
+	s.apps, s.missing = nil, -1 // a retry starts over
+	i := 0
+	return decodeListAt(dec, []string{"apps", "app"}, func(a *appJSON) error {
+		if a.ID == "" && s.missing < 0 {
+			s.missing = i
 		}
-		out = append(out, a.app())
-	}
-	return out, nil
+		i++
+		s.apps = append(s.apps, a.app())
+		return nil
+	})
 }
 
 // appsJSON is the body of /apps ("apps": null when there are none).

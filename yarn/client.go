@@ -1,7 +1,7 @@
 package yarn
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,6 +34,11 @@ type Config struct {
 	Timeout time.Duration
 	// MaxResponseBytes caps a response body (default 256 MiB).
 	MaxResponseBytes int64
+	// HistoryTasksPerJob bounds how many succeeded tasks of each type of a
+	// finished job are read from JobHistory for calibration (each costs
+	// an attempts request, and a map one more for its counters). Default
+	// 64; negative: every task.
+	HistoryTasksPerJob int
 	// Retries for idempotent GETs (default 2; negative: none), with backoff.
 	Retries int
 	Logger  hclog.Logger
@@ -53,8 +58,10 @@ type Client struct {
 	// serverTime is the Date header of the last response (unix seconds):
 	// the cluster's clock, which app and task times are relative to.
 	serverTime atomic.Int64
-	// placements reuses apps' containers per node between snapshots.
+	// placements reuses apps' containers per node between snapshots,
+	// jobs their MapReduce jobs.
 	placements placements
+	jobs       jobCache
 }
 
 // ServerTime is the cluster's clock as of the last response (its HTTP Date
@@ -91,6 +98,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	if cfg.MaxResponseBytes == 0 {
 		cfg.MaxResponseBytes = 256 << 20
+	}
+	if cfg.HistoryTasksPerJob == 0 {
+		cfg.HistoryTasksPerJob = defaultHistoryTasksPerJob
 	}
 	switch {
 	case cfg.Retries == 0:
@@ -256,12 +266,19 @@ const maxRedirects = 5
 func (c *Client) do(ctx context.Context, method, u string, query url.Values, body []byte, contentType string, v any) error {
 	target := u
 	for hop := 0; ; hop++ {
-		status, hdr, data, err := c.send(ctx, method, target, query, body, contentType)
+		status, hdr, rbody, err := c.send(ctx, method, target, query, body, contentType)
 		if err != nil {
 			return err
 		}
 		if status < 300 || status > 399 {
-			return c.answer(method, target, status, hdr, data, v)
+			err := c.answer(method, target, status, hdr, rbody, v)
+			rbody.Close()
+			return err
+		}
+		data, err := c.readAll(method, target, rbody)
+		rbody.Close()
+		if err != nil {
+			return err
 		}
 		loc := hdr.Get("Location")
 		msg := strings.TrimSpace(string(data))
@@ -289,8 +306,9 @@ func (c *Client) do(ctx context.Context, method, u string, query url.Values, bod
 	}
 }
 
-// send performs one HTTP exchange and reads the (capped) body.
-func (c *Client) send(ctx context.Context, method, u string, query url.Values, body []byte, contentType string) (int, http.Header, []byte, error) {
+// send performs one HTTP exchange; the caller reads and closes the body,
+// capped at MaxResponseBytes.
+func (c *Client) send(ctx context.Context, method, u string, query url.Values, body []byte, contentType string) (int, http.Header, io.ReadCloser, error) {
 	req := c.rc.R().SetContext(ctx)
 	if query != nil {
 		req.SetQueryParamsFromValues(query)
@@ -306,21 +324,76 @@ func (c *Client) send(ctx context.Context, method, u string, query url.Values, b
 		c.serverTime.Store(d.Unix())
 	}
 	raw := resp.RawBody()
-	defer raw.Close()
-	data, err := io.ReadAll(io.LimitReader(raw, c.cfg.MaxResponseBytes+1))
-	if err != nil {
-		return 0, nil, nil, fmt.Errorf("%s %s: read body: %w", method, u, err)
-	}
-	if int64(len(data)) > c.cfg.MaxResponseBytes {
-		return 0, nil, nil, fmt.Errorf("%s %s: %w (%d bytes)", method, u, ErrTooLarge, c.cfg.MaxResponseBytes)
-	}
-	return resp.StatusCode(), resp.Header(), data, nil
+	return resp.StatusCode(), resp.Header(), cappedBody{&cappedReader{r: raw, left: c.cfg.MaxResponseBytes}, raw}, nil
 }
 
-// answer turns a final (non-redirect) response into v or an error.
-func (c *Client) answer(method, u string, status int, hdr http.Header, data []byte, v any) error {
+// cappedReader reads at most left bytes and fails with ErrTooLarge when
+// the body holds more.
+type cappedReader struct {
+	r    io.Reader
+	left int64
+	err  error // the last error r returned
+}
+
+func (c *cappedReader) lastErr() error { return c.err }
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		var one [1]byte
+		if n, err := c.r.Read(one[:]); n > 0 {
+			return 0, ErrTooLarge
+		} else if err != nil {
+			c.err = err
+			return 0, err
+		}
+		return 0, nil
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if err != nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// cappedBody is a response body behind its cap.
+type cappedBody struct {
+	*cappedReader
+	io.Closer
+}
+
+// readAll reads a (capped) body whole: error answers, redirects, strings.
+func (c *Client) readAll(method, u string, body io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(body)
+	if errors.Is(err, ErrTooLarge) {
+		return nil, fmt.Errorf("%s %s: %w (%d bytes)", method, u, ErrTooLarge, c.cfg.MaxResponseBytes)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: read body: %w", method, u, err)
+	}
+	return data, nil
+}
+
+// streamDecoder is a value that decodes itself from a JSON stream, element
+// by element, instead of from a whole body (the large list answers).
+type streamDecoder interface {
+	decodeStream(dec *json.Decoder) error
+}
+
+// answer turns a final (non-redirect) response into v or an error. A 2xx
+// JSON answer is decoded from the stream (never held whole): the first
+// byte says whether it is JSON at all (an HTML login page or a standby's
+// page is not).
+func (c *Client) answer(method, u string, status int, hdr http.Header, body io.Reader, v any) error {
 	ct := hdr.Get("Content-Type")
 	if status < 200 || status > 299 {
+		data, err := c.readAll(method, u, body)
+		if err != nil {
+			return err
+		}
 		re := &RemoteError{Method: method, URL: u, Status: status, Message: strings.TrimSpace(string(data))}
 		var rex struct {
 			RemoteException struct {
@@ -338,17 +411,83 @@ func (c *Client) answer(method, u string, status int, hdr http.Header, data []by
 	}
 	switch sp, isString := v.(*string); {
 	case v == nil:
+		if _, err := io.Copy(io.Discard, body); errors.Is(err, ErrTooLarge) {
+			return fmt.Errorf("%s %s: %w (%d bytes)", method, u, ErrTooLarge, c.cfg.MaxResponseBytes)
+		}
 	case isString:
+		data, err := c.readAll(method, u, body)
+		if err != nil {
+			return err
+		}
 		*sp = string(data)
-	case strings.Contains(ct, "text/html") || bytes.HasPrefix(bytes.TrimSpace(data), []byte("<")):
-		return badAnswer{fmt.Errorf("%s %s: expected JSON, got %s (a login page or a standby RM?)", method, u, orUnknown(ct))}
 	default:
-		if err := json.Unmarshal(data, v); err != nil {
-			return badAnswer{fmt.Errorf("%s %s: decode JSON: %w", method, u, err)}
+		br := bufio.NewReaderSize(body, 64<<10)
+		first, err := firstByte(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return c.bodyErr(method, u, err, body)
+		}
+		if strings.Contains(ct, "text/html") || first == '<' {
+			return badAnswer{fmt.Errorf("%s %s: expected JSON, got %s (a login page or a standby RM?)", method, u, orUnknown(ct))}
+		}
+		dec := json.NewDecoder(br)
+		if sd, ok := v.(streamDecoder); ok {
+			err = sd.decodeStream(dec)
+		} else {
+			err = dec.Decode(v)
+		}
+		if err == nil {
+			if _, terr := dec.Token(); terr != io.EOF {
+				err = fmt.Errorf("data after the JSON value")
+				if terr != nil {
+					err = terr
+				}
+			}
+		}
+		if err != nil {
+			return c.bodyErr(method, u, err, body)
 		}
 	}
 	c.noteAnswered(u)
 	return nil
+}
+
+// bodyErr wraps a failure reading or decoding a 2xx body: a transport
+// failure (retryable), an over-long body, or an answer that is no usable
+// JSON (badAnswer, not retried).
+func (c *Client) bodyErr(method, u string, err error, body io.Reader) error {
+	if errors.Is(err, ErrTooLarge) {
+		return fmt.Errorf("%s %s: %w (%d bytes)", method, u, ErrTooLarge, c.cfg.MaxResponseBytes)
+	}
+	if rerr := readErr(body); rerr != nil && rerr != io.EOF && errors.Is(err, rerr) {
+		return fmt.Errorf("%s %s: read body: %w", method, u, err)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
+		return badAnswer{fmt.Errorf("%s %s: decode JSON: unexpected end of JSON input (the body ends mid-value)", method, u)}
+	}
+	return badAnswer{fmt.Errorf("%s %s: decode JSON: %w", method, u, err)}
+}
+
+// readErr is the transport error the body's reader last returned.
+func readErr(body io.Reader) error {
+	if r, ok := body.(interface{ lastErr() error }); ok {
+		return r.lastErr()
+	}
+	return nil
+}
+
+// firstByte peeks the body's first non-space byte (0 for an empty body).
+func firstByte(br *bufio.Reader) (byte, error) {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return b, br.UnreadByte()
+	}
 }
 
 // noteAnswered remembers which configured RM answered (the active one).

@@ -36,6 +36,12 @@ func loadSite(path string) (map[string]string, error) {
 	return out, nil
 }
 
+// YarnSite reads HADOOP_CONF_DIR's yarn-site.xml as name → value (empty
+// when the file is absent).
+func YarnSite(dir string) (map[string]string, error) {
+	return loadSite(filepath.Join(dir, "yarn-site.xml"))
+}
+
 // ConfigFromHadoopConf reads RM and JobHistory web addresses from
 // HADOOP_CONF_DIR's yarn-site.xml and mapred-site.xml: yarn.http.policy
 // (HTTPS_ONLY → https and the .https.address keys), RM HA

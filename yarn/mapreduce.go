@@ -231,8 +231,12 @@ func (c *Client) FinishedJobs(ctx context.Context, since time.Time) ([]cluster.A
 	return out, nil
 }
 
-// jobAttempts reads a job's tasks and their successful attempts (with the
-// HDFS_BYTES_READ counter for maps), and the job's tags from its conf.
+// jobAttempts reads a job's tasks and the attempts of a sample of its
+// succeeded ones (with the HDFS_BYTES_READ counter for maps), and the job's
+// tags from its conf. JobHistory's REST API lists attempts per task and
+// counters per attempt, so a job costs 2 + tasks + maps requests read
+// whole — about 2,000 for a 1,000-map job (issue 19); the sample
+// (Config.HistoryTasksPerJob per task type) bounds it.
 func (c *Client) jobAttempts(ctx context.Context, b jobBase, jobID string) ([]cluster.Attempt, []string, error) {
 	var conf confJSON
 	var tags []string
@@ -255,10 +259,7 @@ func (c *Client) jobAttempts(ctx context.Context, b jobBase, jobID string) ([]cl
 		return nil, tags, nil
 	}
 	var out []cluster.Attempt
-	for _, t := range tasks.Tasks.Task {
-		if t.State != "SUCCEEDED" {
-			continue
-		}
+	for _, t := range sampleTasks(tasks.Tasks.Task, c.cfg.HistoryTasksPerJob) {
 		var atts taskAttemptsJSON
 		if err := c.getJSON(ctx, b.root+"/jobs/"+jobID+"/tasks/"+t.ID+"/attempts", nil, &atts); err != nil {
 			return nil, nil, err
@@ -356,6 +357,42 @@ func speculative(atts []attemptJSON) []bool {
 				out[i] = true
 				break
 			}
+		}
+	}
+	return out
+}
+
+// defaultHistoryTasksPerJob is how many succeeded tasks of each type a
+// finished job contributes to calibration. Rates are means per (class,
+// node type) over many jobs; tens of attempts per job and type already
+// place a job's spread, and a recurring class runs many times a day.
+const defaultHistoryTasksPerJob = 64
+
+// sampleTasks picks up to perType succeeded tasks of each type, evenly
+// spaced over the job's task list (ids follow launch order, so the sample
+// spans the job's run and the nodes it ran on); perType < 0 keeps all.
+// Deterministic, so a re-read of the same job reads the same tasks.
+func sampleTasks(tasks []taskJSON, perType int) []taskJSON {
+	byType := map[string][]taskJSON{}
+	var types []string
+	for _, t := range tasks {
+		if t.State != "SUCCEEDED" {
+			continue
+		}
+		if _, seen := byType[t.Type]; !seen {
+			types = append(types, t.Type)
+		}
+		byType[t.Type] = append(byType[t.Type], t)
+	}
+	var out []taskJSON
+	for _, typ := range types {
+		ts := byType[typ]
+		if perType < 0 || len(ts) <= perType {
+			out = append(out, ts...)
+			continue
+		}
+		for i := 0; i < perType; i++ {
+			out = append(out, ts[i*len(ts)/perType])
 		}
 	}
 	return out

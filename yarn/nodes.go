@@ -24,10 +24,12 @@ type gpuCount int64
 
 // resourceInformationsJSON is a resource's resourceInformations.
 type resourceInformationsJSON struct {
-	ResourceInformation jerseyList[struct {
-		Name  string    `json:"name"`
-		Value jerseyInt `json:"value"`
-	}] `json:"resourceInformation"`
+	ResourceInformation jerseyList[gpuEntry] `json:"resourceInformation"`
+}
+
+type gpuEntry struct {
+	Name  string    `json:"name"`
+	Value jerseyInt `json:"value"`
 }
 
 var gpuResource = []byte(`"yarn.io/gpu"`)
@@ -35,6 +37,23 @@ var gpuResource = []byte(`"yarn.io/gpu"`)
 func (g *gpuCount) UnmarshalJSON(b []byte) error {
 	*g = 0
 	if !bytes.Contains(b, gpuResource) {
+		return nil
+	}
+	if v, ok := gpuValueFast(b); ok {
+		*g = gpuCount(v)
+		return nil
+	}
+	// The common array form decodes in one pass; Jersey's other list
+	// encodings (one object) through jerseyList.
+	var plain struct {
+		ResourceInformation []gpuEntry `json:"resourceInformation"`
+	}
+	if err := json.Unmarshal(b, &plain); err == nil {
+		for _, i := range plain.ResourceInformation {
+			if i.Name == "yarn.io/gpu" {
+				*g = gpuCount(i.Value)
+			}
+		}
 		return nil
 	}
 	var ri resourceInformationsJSON
@@ -47,6 +66,46 @@ func (g *gpuCount) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// gpuValueFast reads the yarn.io/gpu entry's value straight from the
+// text, without decoding the list: every resource of every node, app and
+// queue carries one on a cluster with GPUs, and decoding them was a fifth
+// of a snapshot's CPU (issue 19). It answers only when the entry reads
+// `"name":"yarn.io/gpu"` followed, before the entry ends or nests, by
+// `"value":N` (Jersey writes the keys in that order); anything else is
+// left to the decoder (ok false). b is valid JSON (the decoder
+// checked it).
+func gpuValueFast(b []byte) (int64, bool) {
+	i := bytes.Index(b, gpuResource)
+	if i < 0 || !bytes.HasSuffix(bytes.TrimRight(b[:i], " \t\r\n"), []byte(`"name":`)) ||
+		bytes.Count(b, gpuResource) != 1 {
+		return 0, false
+	}
+	// The entry's keys after the name, up to its end or a nested value:
+	// a "value" key there belongs to the entry.
+	rest := b[i+len(gpuResource):]
+	end := bytes.IndexAny(rest, "{[}")
+	if end < 0 {
+		return 0, false
+	}
+	entry := rest[:end]
+	if bytes.IndexByte(entry, '\\') >= 0 {
+		return 0, false
+	}
+	j := bytes.Index(entry, []byte(`"value":`))
+	if j < 0 {
+		return 0, false
+	}
+	lit := entry[j+len(`"value":`):]
+	if k := bytes.IndexByte(lit, ','); k >= 0 {
+		lit = lit[:k]
+	}
+	num, ok := numberLiteral(lit)
+	if !ok || len(num) == 0 {
+		return 0, false
+	}
+	return parseDecimal(num)
 }
 
 // resource converts a ResourceInfo; GPUs come only from resourceInformations.
@@ -70,8 +129,19 @@ type nodeJSON struct {
 	AvailableVirtualCores jerseyInt          `json:"availableVirtualCores"`
 	NodeLabels            jerseyList[string] `json:"nodeLabels"`
 	UsedResource          *resourceJSON      `json:"usedResource"`
-	AvailableResource     *resourceJSON      `json:"availableResource"`
-	TotalResource         *resourceJSON      `json:"totalResource"`
+	// AvailableResource is decoded only when totalResource is missing
+	// (before 3.x): a third of every node's bulk otherwise read for nothing.
+	AvailableResource lazyResource  `json:"availableResource"`
+	TotalResource     *resourceJSON `json:"totalResource"`
+}
+
+// lazyResource is a resource kept as its JSON text, decoded only when
+// needed.
+type lazyResource string
+
+func (l *lazyResource) UnmarshalJSON(b []byte) error {
+	*l = lazyResource(b)
+	return nil
 }
 
 // nodesJSON is the body of /nodes.
@@ -83,42 +153,59 @@ type nodesJSON struct {
 
 // Nodes reads /ws/v1/cluster/nodes.
 func (c *Client) Nodes(ctx context.Context) ([]cluster.Node, error) {
-	var body nodesJSON
+	var body nodesStream
 	if err := c.rmGet(ctx, "/ws/v1/cluster/nodes", nil, &body); err != nil {
 		return nil, err
 	}
-	if body.Nodes == nil {
-		return nil, nil
+	if body.missing >= 0 {
+		return nil, fmt.Errorf("GET /ws/v1/cluster/nodes: node %d has no id", body.missing)
 	}
-	out := make([]cluster.Node, 0, len(body.Nodes.Node))
-	for i, n := range body.Nodes.Node {
-		if n.ID == "" {
-			return nil, fmt.Errorf("GET /ws/v1/cluster/nodes: node %d has no id", i)
+	return body.nodes, nil
+}
+
+// nodesStream decodes /nodes element by element (stream.go).
+type nodesStream struct {
+	nodes   []cluster.Node
+	missing int // index of the first node without an id, or -1
+}
+
+func (s *nodesStream) decodeStream(dec *json.Decoder) error {
+	s.nodes, s.missing = nil, -1
+	i := 0
+	return decodeListAt(dec, []string{"nodes", "node"}, func(n *nodeJSON) error {
+		if n.ID == "" && s.missing < 0 {
+			s.missing = i
 		}
-		used := n.UsedResource.resource()
-		if n.UsedResource == nil {
-			used = cluster.Resource{MemoryMB: int64(n.UsedMemoryMB), VCores: int64(n.UsedVirtualCores)}
-		}
-		total := n.TotalResource.resource()
-		if n.TotalResource == nil {
-			avail := n.AvailableResource.resource()
-			if n.AvailableResource == nil {
-				avail = cluster.Resource{MemoryMB: int64(n.AvailMemoryMB), VCores: int64(n.AvailableVirtualCores)}
-			}
-			total = used.Add(avail)
-		}
-		host := n.NodeHostName
-		if host == "" {
-			host, _, _ = strings.Cut(n.ID, ":")
-		}
-		part := ""
-		if len(n.NodeLabels) > 0 {
-			part = n.NodeLabels[0]
-		}
-		out = append(out, cluster.Node{ID: n.ID, Host: host, Rack: n.Rack, State: cluster.NodeState(n.State),
-			HTTPAddress: cluster.HTTPHostPort(n.NodeHTTPAddress), Partition: part, Total: total, Used: used, NumContainers: int(n.NumContainers)})
+		i++
+		s.nodes = append(s.nodes, n.node())
+		return nil
+	})
+}
+
+func (n *nodeJSON) node() cluster.Node {
+	used := n.UsedResource.resource()
+	if n.UsedResource == nil {
+		used = cluster.Resource{MemoryMB: int64(n.UsedMemoryMB), VCores: int64(n.UsedVirtualCores)}
 	}
-	return out, nil
+	total := n.TotalResource.resource()
+	if n.TotalResource == nil {
+		avail := cluster.Resource{MemoryMB: int64(n.AvailMemoryMB), VCores: int64(n.AvailableVirtualCores)}
+		var ar *resourceJSON
+		if n.AvailableResource != "" && json.Unmarshal([]byte(n.AvailableResource), &ar) == nil && ar != nil {
+			avail = ar.resource()
+		}
+		total = used.Add(avail)
+	}
+	host := n.NodeHostName
+	if host == "" {
+		host, _, _ = strings.Cut(n.ID, ":")
+	}
+	part := ""
+	if len(n.NodeLabels) > 0 {
+		part = n.NodeLabels[0]
+	}
+	return cluster.Node{ID: n.ID, Host: host, Rack: n.Rack, State: cluster.NodeState(n.State),
+		HTTPAddress: cluster.HTTPHostPort(n.NodeHTTPAddress), Partition: part, Total: total, Used: used, NumContainers: int(n.NumContainers)}
 }
 
 // Label is a node label and its exclusivity.

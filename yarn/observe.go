@@ -22,11 +22,22 @@ type ObserveOptions struct {
 	Jobs bool
 	// Concurrency bounds per-app calls (default 8).
 	Concurrency int
-	// PlacementMaxAge bounds how long an app's containers-per-node may be
+	// PlacementMaxAge bounds how long an app's containers-per-node (and,
+	// with Jobs, its job: while its progress is unchanged too) may be
 	// reused while its running containers and allocation are unchanged
 	// (default 5 min; negative: always re-read). Each re-read costs two
 	// requests per app — 10,000 on a cluster running 5,000 apps.
 	PlacementMaxAge time.Duration
+	// NodeType classifies nodes (calibrate.Classifier.TypeOf). Given, each
+	// app's containers per node type come from its usage per partition
+	// where the partition holds one node type, and only apps on partitions
+	// that mix types are listed per node (issue 19); nil: every app is
+	// listed.
+	NodeType func(cluster.Node) string
+	// ListingBudget bounds the per-node listing requests of one observe
+	// when NodeType is set (two per app; default 400; negative: no bound).
+	// Apps over it are estimated from their partition's type mix.
+	ListingBudget int
 }
 
 // Observe reads one snapshot: nodes, partitions (computed from the nodes and
@@ -44,12 +55,15 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		nodeErr, qErr, aErr error
 		labels              []Label
 		labelErr            error
+		confVersion         int64
+		confErr             error
 	)
-	wg.Add(4)
+	wg.Add(5)
 	go func() { defer wg.Done(); snap.Nodes, nodeErr = c.Nodes(ctx) }()
 	go func() { defer wg.Done(); snap.Queues, qErr = c.Queues(ctx) }()
 	go func() { defer wg.Done(); snap.Apps, aErr = c.Apps(ctx, "RUNNING") }()
 	go func() { defer wg.Done(); labels, labelErr = c.NodeLabels(ctx) }()
+	go func() { defer wg.Done(); confVersion, confErr = c.ConfVersion(ctx) }()
 	wg.Wait()
 	if err := errors.Join(nodeErr, qErr, aErr); err != nil {
 		return snap, fmt.Errorf("observe %s: %w", c.ActiveRM(), err)
@@ -67,36 +81,69 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 	}
 	snap.Partitions = partitions(snap.Nodes, labels)
 	snap.ResolveAppQueues()
-	if v, err := c.ConfVersion(ctx); err == nil {
-		snap.ConfVersion = v
-	} else if !errors.Is(err, ErrConfNotMutable) {
-		snap.Errors = append(snap.Errors, cluster.LoadError{What: "scheduler-conf version", Endpoint: "/ws/v1/cluster/scheduler-conf/version", Err: err.Error()})
+	if confErr == nil {
+		snap.ConfVersion = confVersion
+	} else if !errors.Is(confErr, ErrConfNotMutable) {
+		snap.Errors = append(snap.Errors, cluster.LoadError{What: "scheduler-conf version", Endpoint: "/ws/v1/cluster/scheduler-conf/version", Err: confErr.Error()})
+	}
+
+	// Which apps are listed per node: all of them without node types;
+	// with them, only those whose partitions mix types, within budget.
+	var typeOf map[string]string
+	listApp := func(int) bool { return true }
+	if opts.NodeType != nil {
+		typeOf = make(map[string]string, len(snap.Nodes))
+		for _, n := range snap.Nodes {
+			typeOf[n.ID] = opts.NodeType(n)
+		}
+		if opts.ListingBudget == 0 {
+			opts.ListingBudget = defaultListingBudget
+		}
+		pt := typesByPartition(snap.Nodes, typeOf)
+		chosen := c.planListings(snap.Apps, pt, typeOf, snap.Time, opts.PlacementMaxAge, opts.ListingBudget)
+		listApp = func(i int) bool { return chosen[i] }
 	}
 
 	sem := make(chan struct{}, opts.Concurrency)
 	var mu sync.Mutex
 	for i := range snap.Apps {
+		list := listApp(i)
+		if !list && !(opts.Jobs && snap.Apps[i].Type == "MAPREDUCE") {
+			continue
+		}
 		wg.Add(1)
 		go func(a *cluster.App) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			byNode, cached := c.placements.get(a, snap.Time, opts.PlacementMaxAge)
-			var err error
-			if !cached {
-				if byNode, err = c.Containers(ctx, a.ID); err == nil {
-					c.placements.put(a, snap.Time, byNode)
+			if list {
+				byNode, cached := c.placements.get(a, snap.Time, opts.PlacementMaxAge)
+				var err error
+				if !cached {
+					if byNode, err = c.Containers(ctx, a.ID); err == nil {
+						c.placements.put(a, snap.Time, byNode)
+					}
 				}
+				mu.Lock()
+				if err != nil {
+					snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " containers", Endpoint: "/ws/v1/cluster/apps/" + a.ID + "/appattempts", Err: err.Error()})
+				} else {
+					a.ContainersByNode = byNode
+					if typeOf != nil {
+						a.ContainersByType = listedByType(byNode, typeOf)
+						a.Placement = cluster.PlacementListed
+					}
+				}
+				mu.Unlock()
 			}
-			mu.Lock()
-			if err != nil {
-				snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " containers", Endpoint: "/ws/v1/cluster/apps/" + a.ID + "/appattempts", Err: err.Error()})
-			} else {
-				a.ContainersByNode = byNode
-			}
-			mu.Unlock()
 			if opts.Jobs && a.Type == "MAPREDUCE" {
-				j, err := c.RunningJob(ctx, *a)
+				j, cached := c.jobs.get(a, snap.Time, opts.PlacementMaxAge)
+				var err error
+				if !cached {
+					if j, err = c.RunningJob(ctx, *a); err == nil {
+						c.jobs.put(a, snap.Time, j)
+					}
+				}
 				mu.Lock()
 				if err != nil {
 					snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " job", Endpoint: "/proxy/" + a.ID + "/ws/v1/mapreduce", Err: err.Error()})
@@ -108,10 +155,19 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		}(&snap.Apps[i])
 	}
 	wg.Wait()
-	c.placements.keep(snap.Apps)
+	c.jobs.keep(snap.Apps)
+	if typeOf != nil {
+		c.placements.keepListed(snap.Apps)
+	} else {
+		c.placements.keep(snap.Apps)
+	}
 	sort.Slice(snap.Errors, func(i, j int) bool { return snap.Errors[i].What < snap.Errors[j].What })
 	return snap, ctx.Err()
 }
+
+// defaultListingBudget is ObserveOptions.ListingBudget's default: 200
+// apps listed per cycle.
+const defaultListingBudget = 400
 
 // partitions groups usable nodes by label, with exclusivity from the labels.
 func partitions(nodes []cluster.Node, labels []Label) []cluster.Partition {

@@ -12,7 +12,7 @@ import (
 func TestObserveMiniCluster(t *testing.T) {
 	tc := sim.Start(t, "lee-gpu", 1)
 	tc.Step(3 * time.Minute)
-	c, err := yarn.New(yarn.Config{RMAddresses: []string{tc.URL}, JHSAddress: tc.URL, Timeout: 5 * time.Second})
+	c, err := yarn.New(yarn.Config{RMAddresses: []string{tc.URL}, JHSAddress: tc.URL, Timeout: 5 * time.Second, HistoryTasksPerJob: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

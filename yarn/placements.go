@@ -65,3 +65,15 @@ func (p *placements) keep(apps []cluster.App) {
 		}
 	}
 }
+
+// keepListed forgets apps no longer running and apps no longer placed by
+// listing (their partition's placement is exact without one).
+func (p *placements) keepListed(apps []cluster.App) {
+	live := make([]cluster.App, 0, len(apps))
+	for _, a := range apps {
+		if a.Placement == cluster.PlacementListed || a.Placement == cluster.PlacementEstimated {
+			live = append(live, a)
+		}
+	}
+	p.keep(live)
+}

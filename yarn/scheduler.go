@@ -18,7 +18,10 @@ type queueJSON struct {
 	UserLimitFactor            jerseyFloat        `json:"userLimitFactor"`
 	NodeLabels                 jerseyList[string] `json:"nodeLabels"`
 	DefaultNodeLabelExpression string             `json:"defaultNodeLabelExpression"`
-	Queues                     *struct {
+	// PreemptionDisabled is set on leaf queues only (true when the RM's
+	// preemption monitor is off or the queue disables it).
+	PreemptionDisabled *jerseyBool `json:"preemptionDisabled"`
+	Queues             *struct {
 		Queue jerseyList[queueJSON] `json:"queue"`
 	} `json:"queues"`
 	Capacities *struct {
@@ -76,6 +79,10 @@ func (c *Client) Queues(ctx context.Context) ([]cluster.Queue, error) {
 		cq := cluster.Queue{Path: path, Name: q.QueueName, State: q.State, Mode: q.Mode, AccessibleLabels: q.NodeLabels,
 			DefaultLabelExpression: q.DefaultNodeLabelExpression, NumApplications: int(q.NumApplications), NumContainers: int(q.NumContainers),
 			UserLimitFactor: float64(q.UserLimitFactor), ByPartition: map[string]cluster.QueueCapacity{}}
+		if q.PreemptionDisabled != nil {
+			d := bool(*q.PreemptionDisabled)
+			cq.PreemptionDisabled = &d
+		}
 		if q.Capacities != nil {
 			for _, p := range q.Capacities.ByPartition {
 				cq.ByPartition[p.PartitionName] = cluster.QueueCapacity{Capacity: float64(p.Capacity), MaxCapacity: float64(p.MaxCapacity),

@@ -103,7 +103,9 @@ func TestDaemonAppliesWithValidationBrokenAsOnLeveldb(t *testing.T) {
 	cfg := filepath.Join(dir, "sidecar.yaml")
 	audit := filepath.Join(dir, "audit.jsonl")
 	conf := "mode: apply\nrm: [" + srv.URL + "]\njobhistory: " + srv.URL + "\nuser: yarn-sidecar\ninterval: 1s\n" +
-		"store: " + filepath.Join(dir, "history.db") + "\naudit_log: " + audit + "\nlisten: 127.0.0.1:0\n"
+		"store: " + filepath.Join(dir, "history.db") + "\naudit_log: " + audit + "\nlisten: 127.0.0.1:0\n" +
+		// Fresh history: plans predict no ΣPS gain; the test needs them applied.
+		"rate: {min_gain_percent: 0}\n"
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}

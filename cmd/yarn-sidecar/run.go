@@ -61,6 +61,9 @@ func runDaemon(ctx context.Context, f *daemonFlags, output string, out io.Writer
 	}
 	defer d.Close()
 	log := d.Log
+	// The daemon's writes are rate-limited; a one-shot command the admin
+	// runs (apply) is not (its guarantee bands still hold).
+	d.Loop.Applier.Rate = sidecar.NewRateLimit(d.Config.Rate)
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

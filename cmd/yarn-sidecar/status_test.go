@@ -139,7 +139,7 @@ func TestStatusTable(t *testing.T) {
 	out := runStatusCLI(t, "status", "--config", cfg, "--log-level", "error")
 	t.Logf("status:\n%s", out)
 	for _, want := range []string{
-		"cycle 1 at ", "mode apply", "preemption unknown", "(Hadoop 3.4.1)", "validation rm",
+		"cycle 1 at ", "mode apply", "preemption off" /* the mini RM reports preemptionDisabled; the guard reads it */, "(Hadoop 3.4.1)", "validation rm",
 		"2 jobs running, ", " containers · ΣPS ",
 		"QUEUE", "GUARANTEE (ADMIN → NOW)", "PS / FAIR",
 	} {

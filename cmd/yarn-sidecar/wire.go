@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -25,6 +27,8 @@ type deps struct {
 	Decider  sidecar.Decider
 	Rules    func(cluster.Snapshot) sidecar.SafetyRules
 	Store    *calibrate.Store
+	// Preemption bounds the work a plan makes the RM's preemption kill.
+	Preemption *sidecar.PreemptionGuard
 	// Layouter is the node-label step (used when labels may change, and by
 	// `labels plan|apply`).
 	Layouter *sidecar.LabelLayouter
@@ -60,7 +64,7 @@ func (d *deps) Periodic(cfg *sidecar.Config) map[string]func() {
 // to HADOOP_CONF_DIR's yarn-site.xml and mapred-site.xml.
 func yarnConfig(cfg *sidecar.Config, log hclog.Logger) (yarn.Config, error) {
 	yc := yarn.Config{RMAddresses: append([]string(nil), cfg.RM...), JHSAddress: cfg.JobHistory, WebProxyAddress: cfg.Proxy, User: cfg.User,
-		Timeout: cfg.Timeout, Logger: log.Named("yarn"), TLS: yarn.TLS{CAFile: cfg.CAFile}}
+		Timeout: cfg.Timeout, Logger: log.Named("yarn"), TLS: yarn.TLS{CAFile: cfg.CAFile}, HistoryTasksPerJob: cfg.HistoryTasksPerJob}
 	if k := cfg.Kerberos; k != nil {
 		yc.Kerberos = &yarn.Kerberos{Principal: k.Principal, Keytab: k.Keytab, CCache: k.CCache, Krb5Conf: k.Krb5Conf}
 	}
@@ -118,8 +122,8 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	if err != nil {
 		return nil, err
 	}
-	api := sidecar.YARN{Client: client, Jobs: true, RMClock: true}
 	classifier := classifierFrom(cfg)
+	api := sidecar.YARN{Client: client, Jobs: true, RMClock: true, NodeType: classifier.TypeOf, ListingBudget: cfg.ListingBudget}
 	key := calibrate.ClassKey(cfg.JobClass.By)
 	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key,
 		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery}
@@ -131,20 +135,46 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 		log.Warn("no JobHistory address: computing rates come only from the stored history")
 	}
 	slot := cluster.Resource{MemoryMB: 2048, VCores: 1}
+	busy := &sidecar.BusyQueueFloor{}
 	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store,
 		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Slot: slot, Config: cfg.Labels},
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Slot: slot,
 			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
-			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset},
+			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset,
+			Guarantees: cfg.Bands(), RMVersion: rmVersion(client, log), FirstSeen: &sidecar.FirstSeen{Path: cfg.Store + ".first-seen.json"}},
 		Rules: func(snap cluster.Snapshot) sidecar.SafetyRules {
+			floor := sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)
+			if cfg.Safety.KeepBusyQueues {
+				floor = sidecar.MaxFloor(floor, busy.Rule(snap))
+			}
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
-				FloorPercent: sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)}
+				FloorPercent: floor}
 		}}
+	d.Preemption = &sidecar.PreemptionGuard{Config: cfg.Preemption, YarnSite: hadoopYarnSite(cfg, log), ClassKey: key, Models: learner.Models, Slot: slot}
 	if err := wireHDFS(cfg, d, log); err != nil {
 		d.Close()
 		return nil, err
 	}
 	return d, nil
+}
+
+// hadoopYarnSite is HADOOP_CONF_DIR's yarn-site.xml, for whether the RM
+// preempts (nil when there is none or it cannot be read: not fatal, the RM's
+// own answer comes first anyway).
+func hadoopYarnSite(cfg *sidecar.Config, log hclog.Logger) map[string]string {
+	dir := cfg.HadoopConfDir
+	if dir == "" {
+		dir = os.Getenv("HADOOP_CONF_DIR")
+	}
+	if dir == "" {
+		return nil
+	}
+	site, err := yarn.YarnSite(dir)
+	if err != nil {
+		log.Warn("cannot read yarn-site.xml for the preemption setting", "dir", dir, "error", err)
+		return nil
+	}
+	return site
 }
 
 func refTypes(cfg *sidecar.Config) map[string]string {
@@ -161,4 +191,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sortStrings(out)
 	return out
+}
+
+// rmVersion reads the RM's Hadoop version once (/cluster/info): weights
+// (capacity=Nw) are written only to 3.4 or later. Unknown = no weights.
+func rmVersion(client *yarn.Client, log hclog.Logger) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	info, err := client.Info(ctx)
+	if err != nil {
+		log.Warn("cannot read the ResourceManager's version; weight-mode queues will not be written", "error", err)
+		return ""
+	}
+	return info.HadoopVersion
 }

@@ -35,6 +35,9 @@ func run() error {
 	if len(os.Args) > 1 && os.Args[1] == "demo" {
 		return runDemo(os.Args[2:])
 	}
+	if len(os.Args) > 1 && os.Args[1] == "compare" {
+		return runCompare(os.Args[2:], os.Stdout)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	return serve(ctx, os.Args[1:], os.Stdout)

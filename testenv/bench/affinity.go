@@ -90,7 +90,7 @@ func affinityRuns(scenario string, n int) (affinityRun, error) {
 				return
 			})
 	}
-	return ar, parallel(tasks)
+	return ar, experiment.Parallel(tasks)
 }
 
 // rows: mean completion with block maps vs affinity off (goal ≤0.9×) and

@@ -56,7 +56,7 @@ func runLabels(o Options) ([]Row, error) {
 				return
 			})
 	}
-	if err := parallel(tasks); err != nil {
+	if err := experiment.Parallel(tasks); err != nil {
 		return nil, err
 	}
 	mean := func(rs []experiment.Result) float64 {

@@ -35,6 +35,13 @@ type Result struct {
 	Status  sidecar.Status
 	Applied int // mutations applied
 	Cycles  int
+	// Preempted counts containers the RM's preemption killed and the
+	// container-seconds of work they had done; SpecKilled the speculative
+	// losers and theirs (sidecar runs with preemption or speculation on).
+	Preempted, SpecKilled        int
+	PreemptedSecs, SpecKilledSec float64
+	// Makespan is from the scenario's start to the last job's end.
+	Makespan time.Duration
 	// Bandwidths is the read bandwidth by locality the sidecar learned
 	// (runs with BlockMaps only).
 	Bandwidths map[string]calibrate.ReadBandwidth
@@ -100,6 +107,9 @@ type SidecarOptions struct {
 	WarmupSteered bool
 	// history is the store path shared by a steered warm-up and today.
 	history string
+	// Scenario, when set, is run instead of the named scenario (a variant,
+	// e.g. with preemption switched on); scenario then only names it.
+	Scenario *sim.Scenario
 	// Labels lets the sidecar lay out node-label partitions itself
 	// (safety.allow_node_label_changes; issue 17).
 	Labels bool
@@ -134,9 +144,12 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		cfg, _ = sidecar.ParseConfig(nil)
 		cfg.Mode = sidecar.ModeApply
 	}
-	sc, err := sim.LoadScenario(scenario)
-	if err != nil {
-		return Result{}, err
+	sc := o.Scenario
+	if sc == nil {
+		var err error
+		if sc, err = sim.LoadScenario(scenario); err != nil {
+			return Result{}, err
+		}
 	}
 	if len(cfg.NodeTypes) == 0 {
 		// What the admin writes in node_types: one rule per hardware
@@ -222,11 +235,16 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	defer audit.Close()
 	api := sidecar.YARN{Client: client, Jobs: true}
+	info, err := client.Info(ctx)
+	if err != nil {
+		return Result{}, err
+	}
 	learner := learnerFor(client)
 	if err := learner.Refresh(); err != nil {
 		return Result{}, err
 	}
 	slot := sidecarSlot()
+	busy := &sidecar.BusyQueueFloor{}
 	res := Result{Scenario: scenario, Seed: seed, Mode: "sidecar"}
 	var inputs *miniHDFS
 	if o.BlockMaps || cfg.HDFS.Enabled {
@@ -246,14 +264,17 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		Learner:  learner,
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Slot: slot,
 			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
-			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset},
-		Applier: &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log},
-		Mode:    cfg.Mode,
-		Log:     o.Log,
-		Now:     c.Now,
+			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset,
+			Guarantees: cfg.Bands(), RMVersion: info.HadoopVersion},
+		Applier: &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log, Rate: sidecar.NewRateLimit(cfg.Rate)},
+		Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
+			Models: learner.Models, Slot: slot},
+		Mode: cfg.Mode,
+		Log:  o.Log,
+		Now:  c.Now,
 		Rules: func(snap clusterSnapshot) sidecar.SafetyRules {
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
-				FloorPercent: sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)}
+				FloorPercent: floorRule(snap, slot, cfg, busy)}
 		},
 		OnCycle: func(rep sidecar.CycleReport) {
 			sidecar.RecordCycle(board, rep)
@@ -288,6 +309,13 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		c.Step(o.Cycle)
 	}
 	res.Jobs = c.Results()
+	res.Preempted, res.PreemptedSecs = c.PreemptionStats()
+	_, res.SpecKilled, res.SpecKilledSec = c.SpeculationStats()
+	for _, j := range res.Jobs {
+		if d := j.Finish.Sub(sc.Start); d > res.Makespan {
+			res.Makespan = d
+		}
+	}
 	res.Status = board.Get()
 	res.PS = res.Status.History
 	if inputs != nil {
@@ -312,4 +340,14 @@ func referenceOf(cfg *sidecar.Config) map[string]string {
 		return nil
 	}
 	return map[string]string{"*": cfg.Calibrate.ReferenceType}
+}
+
+// floorRule is the wiring's floor: one slot's worth per partition, and,
+// with safety.keep_busy_queues, a busy queue's admin capacity.
+func floorRule(snap clusterSnapshot, slot clusterResource, cfg *sidecar.Config, busy *sidecar.BusyQueueFloor) func(queue, partition string) float64 {
+	floor := sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)
+	if !cfg.Safety.KeepBusyQueues {
+		return floor
+	}
+	return sidecar.MaxFloor(floor, busy.Rule(snap))
 }

@@ -49,6 +49,14 @@ func (h *handler) toAppInfo(a App, r *http.Request) appInfo {
 		host, _, _ := strings.Cut(a.AMHostHTTPAddress, ":")
 		info.AMRPCAddress = host + ":37139"
 	}
+	pr := a.Preempted
+	info.PreemptedResourceMB, info.PreemptedResourceVCores = pr.MemoryMB, pr.VCores
+	info.NumNonAMContainerPreempted, info.NumAMContainerPreempted = pr.NonAMContainers, pr.AMContainers
+	info.PreemptedMemorySeconds, info.PreemptedVcoreSeconds = pr.MemorySeconds, pr.VcoreSeconds
+	if pr.NonAMContainers+pr.AMContainers > 0 {
+		info.PreemptedResourceSecondsMap = map[string]any{"entry": []map[string]string{{"key": "memory-mb", "value": strconv.FormatInt(pr.MemorySeconds, 10)},
+			{"key": "vcores", "value": strconv.FormatInt(pr.VcoreSeconds, 10)}}}
+	}
 	if a.AMHostHTTPAddress != "" && a.AMContainerID != "" {
 		info.AMContainerLogs = "http://" + a.AMHostHTTPAddress + "/node/containerlogs/" + a.AMContainerID + "/" + a.User
 	}

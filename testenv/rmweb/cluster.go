@@ -561,6 +561,9 @@ func (h *handler) queueInfo(q *schedconf.Queue, parts []string, totals map[strin
 		info["configuredMaxAMResourceLimit"] = q.MaxAMResourcePercent
 		info["isAutoCreatedLeafQueue"] = false
 		info["maxApplicationLifetime"], info["defaultApplicationLifetime"] = -1, -1
+		if ps, ok := h.s.(PreemptionState); ok {
+			info["preemptionDisabled"] = ps.PreemptionDisabled(q.Path)
+		}
 	} else {
 		info["queueType"] = "parent"
 		var children []map[string]any

@@ -103,6 +103,24 @@ type App struct {
 	ByPartition map[string]QueueUsage
 	// AMResource is the AM container's size.
 	AMResource Resource
+	// Preempted is what preemption took from the app.
+	Preempted Preempted
+}
+
+// Preempted is what preemption took from an app (the RM app's preempted*
+// fields: resources of the preempted containers, their counts, and the
+// resource-seconds they had run).
+type Preempted struct {
+	MemoryMB, VCores              int64
+	NonAMContainers, AMContainers int
+	MemorySeconds, VcoreSeconds   int64
+}
+
+// PreemptionState is implemented by states that model preemption: a
+// queue's preemptionDisabled in the scheduler REST answer. States that do
+// not implement it report preemption disabled everywhere.
+type PreemptionState interface {
+	PreemptionDisabled(queuePath string) bool
 }
 
 // Job is the MapReduce job run by an application.

@@ -50,6 +50,10 @@ type Cluster struct {
 	fs        *hdfsns.FS
 	specs     []JobSpec
 	submitted int
+	// preempt and spec are the preemption monitor and the MapReduce
+	// speculator (preempt.go, speculate.go); nil when switched off.
+	preempt *preemptor
+	spec    *speculator
 }
 
 type node struct {
@@ -130,6 +134,9 @@ func NewCluster(sc *Scenario, seed int64) (*Cluster, error) {
 	if err := c.setConf(conf); err != nil {
 		return nil, fmt.Errorf("scenario %s queues: %w", sc.Name, err)
 	}
+	if err := c.initPreemptionAndSpeculation(); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
+	}
 	c.specs = c.expandJobs()
 	for i := range c.specs {
 		c.schedule(c.start.Add(c.specs[i].At), evArrival, i, nil)
@@ -192,6 +199,7 @@ func (c *Cluster) setConf(conf schedconf.Conf) error {
 	if err != nil {
 		return err
 	}
+	resolveCapacities(t, c.partitionTotals()) // weights and absolute resources as the CS divides them
 	c.conf, c.tree = conf, t
 	return nil
 }
@@ -275,6 +283,12 @@ func (c *Cluster) runUntil(t time.Time) {
 			c.attemptDone(ev.att)
 		case evAMReady:
 			c.amReady(ev.app)
+		case evPreemptionMonitor:
+			c.preemptionRound()
+			c.schedule(c.now.Add(c.preempt.conf.Interval), evPreemptionMonitor, 0, nil)
+		case evSpeculate:
+			c.speculateRound()
+			c.schedule(c.now.Add(c.spec.conf.Interval), evSpeculate, 0, nil)
 		}
 	}
 	if t.After(c.now) {
@@ -289,6 +303,8 @@ const (
 	evHeartbeat
 	evAttemptDone
 	evAMReady
+	evPreemptionMonitor
+	evSpeculate
 )
 
 type event struct {

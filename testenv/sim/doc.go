@@ -21,8 +21,13 @@
 // node types can be kept to some racks: placement.go) and reduces with
 // slow-start.
 //
-// What it does not model: preemption, reservations, user limits
+// With a scenario's yarn_site switching the monitor on, inter-queue
+// preemption after ProportionalCapacityPreemptionPolicy (preempt.go); with
+// its mapred_site switching mapreduce.map.speculative on, a simple model of
+// MapReduce's speculative map attempts (speculate.go).
+//
+// What it does not model: intra-queue preemption, reservations, user limits
 // (user-limit-factor), DRF beyond "all three resources must fit", container
-// failures other than node loss, speculative execution, and the AM's own
-// resource negotiation latency.
+// failures other than node loss and preemption, speculative reduces, and
+// the AM's own resource negotiation latency.
 package sim

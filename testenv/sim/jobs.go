@@ -43,6 +43,10 @@ type app struct {
 	memSeconds, vcoreSec  float64
 	gpuSec                float64
 	conf                  map[string]string
+	// preempted counts what preemption took (the RM app's preempted* fields).
+	preempted preemptedTotals
+	// nextSpeculate is when the speculator may next add an attempt.
+	nextSpeculate time.Time
 	// history is the JobHistory view, built once when the job finished
 	// (it never changes after), so serving the JHS stays O(jobs).
 	history *rmweb.Job
@@ -72,6 +76,7 @@ type attempt struct {
 	ev                                        *event
 	waitingShuffle                            bool
 	shuffleWork, reduceWork                   float64 // seconds at this node's speed
+	diag                                      string  // diagnostics (why it was killed)
 	// cpu is a map's processing time (its duration less the read), what
 	// it reports as CPU_MILLISECONDS.
 	cpu time.Duration
@@ -192,9 +197,14 @@ func (c *Cluster) amReady(a *app) {
 	if !a.finish.IsZero() {
 		return
 	}
+	if a.amNode == nil || a.running {
+		return // an AM preempted before it was up
+	}
 	a.running, a.state = true, "RUNNING"
 	for _, t := range a.maps {
-		c.addPendingMap(a, t.idx)
+		if t.state != "SUCCEEDED" { // a restarted AM recovers finished tasks
+			c.addPendingMap(a, t.idx)
+		}
 	}
 	c.maybeRequestReduces(a)
 }
@@ -242,7 +252,7 @@ func (c *Cluster) startAttempt(a *app, t *task, n *node, locality string) {
 	}
 	t.state = "RUNNING"
 	c.allocate(a, n, at.size)
-	speed := c.sc.TrueSpeed(n.typ, a.class)
+	speed := c.sc.SpeedAt(n.typ, a.class, c.now.Sub(c.start))
 	noise := func() float64 { return math.Exp(c.sc.NoiseSigma * c.rng.NormFloat64()) }
 	if t.typ == "MAP" {
 		frac := float64(t.bytes) / float64(c.sc.BlockSizeMB<<20)
@@ -296,6 +306,7 @@ func (c *Cluster) attemptDone(at *attempt) {
 	at.state, at.finish = "SUCCEEDED", c.now
 	t.state, t.finish = "SUCCEEDED", c.now
 	c.release(a, at.node, at.size)
+	c.killLosers(at)
 	if t.typ == "MAP" {
 		a.mapsDone++
 		a.lastMapFinish = c.now
@@ -336,14 +347,7 @@ func (c *Cluster) killContainersOn(n *node) {
 			for _, t := range ts {
 				for _, at := range t.attempts {
 					if at.state == "RUNNING" && at.node == n {
-						at.state, at.finish = "KILLED", c.now
-						c.release(a, n, at.size)
-						t.state = "SCHEDULED"
-						if t.typ == "MAP" {
-							c.addPendingMap(a, t.idx)
-						} else {
-							a.pendingReduces++
-						}
+						c.killAttempt(at, "")
 					}
 				}
 			}
@@ -351,6 +355,32 @@ func (c *Cluster) killContainersOn(n *node) {
 		if a.amNode == n {
 			c.finishApp(a, "FAILED", "FAILED")
 		}
+	}
+}
+
+// killAttempt ends a running attempt as KILLED: its container is released
+// and its work is lost. Unless another attempt of the task still runs (a
+// speculative one) or has succeeded, the task is asked for again and
+// re-runs from the start (MapReduce keeps no partial map output).
+func (c *Cluster) killAttempt(at *attempt, diag string) {
+	a, t := at.app, at.task
+	at.state, at.finish, at.diag = "KILLED", c.now, diag
+	c.release(a, at.node, at.size)
+	if t.state == "SUCCEEDED" {
+		return
+	}
+	for _, o := range t.attempts {
+		if o.state == "RUNNING" {
+			return
+		}
+	}
+	t.state = "SCHEDULED"
+	if t.typ == "MAP" {
+		if !a.pendingMaps[t.idx] {
+			c.addPendingMap(a, t.idx)
+		}
+	} else {
+		a.pendingReduces++
 	}
 }
 

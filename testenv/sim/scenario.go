@@ -45,6 +45,15 @@ type Scenario struct {
 	Conf       map[string]string `yaml:"conf"`
 	Jobs       []JobSpec         `yaml:"jobs"`
 	Generators []GeneratorSpec   `yaml:"generators"`
+	// Trace adds the jobs of a SWIM-format trace (see TraceSpec, fb.go).
+	Trace *TraceSpec `yaml:"trace"`
+
+	// Preemption and speculative execution are switched on as an admin
+	// would: yarn-site properties (yarn.resourcemanager.scheduler.monitor.enable,
+	// yarn.resourcemanager.monitor.capacity.preemption.*) and mapred-site
+	// properties (mapreduce.map.speculative, ...). See preempt.go, speculate.go.
+	YarnSite   map[string]string `yaml:"yarn_site"`
+	MapredSite map[string]string `yaml:"mapred_site"`
 }
 
 // Bandwidth is the read rate of a map's input by locality (Lee §4.3.1.2 Tr).
@@ -85,6 +94,16 @@ type ClassSpec struct {
 	MapVCores      int64              `yaml:"map_vcores"`
 	MapGPUs        int64              `yaml:"map_gpus"`
 	Speed          map[string]float64 `yaml:"speed"` // node type → factor (default 1)
+	// SpeedChanges replace speed factors from a time on (a new version of
+	// the job, a driver update): learned rates must follow (issue 18).
+	SpeedChanges []SpeedChange `yaml:"speed_changes"`
+}
+
+// SpeedChange sets a class's speed per node type from At (since the
+// scenario's start) on; types it omits keep their factor.
+type SpeedChange struct {
+	At    time.Duration      `yaml:"at"`
+	Speed map[string]float64 `yaml:"speed"`
 }
 
 // JobSpec is one job arrival (Repeat > 1 submits copies Every apart).
@@ -141,6 +160,12 @@ func LoadScenario(nameOrPath string) (*Scenario, error) {
 	if nameOrPath == "fb-2009" {
 		return FacebookTrace("")
 	}
+	if sc, ok, err := traceScenario(nameOrPath); ok {
+		return sc, err
+	}
+	if nameOrPath == "hetero-100-tight" {
+		return tightHetero()
+	}
 	data, err := scenarioFS.ReadFile("scenarios/" + nameOrPath + ".yaml")
 	src := nameOrPath
 	if err != nil {
@@ -163,6 +188,16 @@ func ParseScenario(data []byte, source string) (*Scenario, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(&sc); err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", source, err)
+	}
+	// A SWIM trace as the source of jobs (issue 18).
+	if sc.Trace != nil {
+		dir := ""
+		if _, err := os.Stat(source); err == nil {
+			dir = filepath.Dir(source)
+		}
+		if err := sc.applyTrace(dir); err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", source, err)
+		}
 	}
 	sc.defaults()
 	if err := sc.validate(); err != nil {
@@ -223,6 +258,13 @@ func (sc *Scenario) validate() error {
 		for t := range c.Speed {
 			if !types[t] {
 				bad = append(bad, fmt.Sprintf("classes[%d].speed: unknown node type %q", i, t))
+			}
+		}
+		for k, ch := range c.SpeedChanges {
+			for t := range ch.Speed {
+				if !types[t] {
+					bad = append(bad, fmt.Sprintf("classes[%d].speed_changes[%d]: unknown node type %q", i, k, t))
+				}
 			}
 		}
 		classes[c.Name] = true
@@ -288,4 +330,18 @@ func (sc *Scenario) TrueSpeed(nodeType, class string) float64 {
 		return s
 	}
 	return 1
+}
+
+// SpeedAt is TrueSpeed at a time since the scenario's start, after the
+// class's speed changes up to then.
+func (sc *Scenario) SpeedAt(nodeType, class string, since time.Duration) float64 {
+	speed := sc.TrueSpeed(nodeType, class)
+	c, _ := sc.Class(class)
+	latest := time.Duration(-1)
+	for _, ch := range c.SpeedChanges {
+		if s, ok := ch.Speed[nodeType]; ok && s > 0 && since >= ch.At && ch.At > latest {
+			speed, latest = s, ch.At
+		}
+	}
+	return speed
 }

@@ -199,8 +199,8 @@ func (c *Cluster) appView(a *app) rmweb.App {
 	v := rmweb.App{ID: a.id, User: a.user, Name: a.name, Queue: a.queue, State: a.state, FinalStatus: a.finalStatus,
 		ApplicationType: "MAPREDUCE", Tags: a.tags, Priority: a.priority, StartedTime: a.submit, LaunchTime: a.start,
 		FinishedTime: a.finish, Allocated: a.allocated, RunningContainers: a.containers, NodeLabelExpression: a.labelExpr,
-		AMLabelExpression: c.labelExpr(a),
-		AttemptID:         fmt.Sprintf("appattempt_%d_%04d_000001", c.clusterTS, a.seq)}
+		AMLabelExpression: c.labelExpr(a), Preempted: a.preemptedView(),
+		AttemptID: fmt.Sprintf("appattempt_%d_%04d_000001", c.clusterTS, a.seq)}
 	total := len(a.maps) + len(a.reduces)
 	if total > 0 {
 		v.Progress = 100 * float64(a.mapsDone+a.reducesDone) / float64(total)
@@ -331,7 +331,7 @@ func (c *Cluster) jobView(a *app) rmweb.Job {
 					ContainerID: fmt.Sprintf("container_%d_%04d_01_%06d", c.clusterTS, a.seq, 2+t.idx*4+at.n),
 					NodeID:      at.node.id, Allocated: at.size,
 					StartTime: at.start, FinishTime: at.finish, ShuffleFinish: at.shuffleFinish, MergeFinish: at.mergeFinish,
-					Counters: map[string]int64{}}
+					Counters: map[string]int64{}, Diagnostics: at.diag}
 				if at.state == "SUCCEEDED" {
 					av.Progress = 100
 					tv.SuccessfulAttempt = av.ID

@@ -41,9 +41,22 @@ func (s *Snapshot) ResolveQueue(name string) (path string, ok bool, ambiguous []
 // RM gave and is reported in Errors, so no consumer silently mistakes it
 // for another queue.
 func (s *Snapshot) ResolveAppQueues() {
+	// One index of the tree rather than a scan of it per app (issue 19:
+	// apps × queues at 5,000 × 200).
+	type answer struct {
+		path      string
+		ok        bool
+		ambiguous []string
+	}
+	known := map[string]answer{}
 	for i := range s.Apps {
 		a := &s.Apps[i]
-		path, ok, ambiguous := s.ResolveQueue(a.Queue)
+		r, seen := known[a.Queue]
+		if !seen {
+			r.path, r.ok, r.ambiguous = s.ResolveQueue(a.Queue)
+			known[a.Queue] = r
+		}
+		path, ok, ambiguous := r.path, r.ok, r.ambiguous
 		switch {
 		case ok:
 			a.Queue = path

@@ -122,6 +122,10 @@ type Queue struct {
 	NumApplications        int      `json:"numApplications"`
 	NumContainers          int      `json:"numContainers"`
 	UserLimitFactor        float64  `json:"userLimitFactor,omitempty"`
+	// PreemptionDisabled is the leaf's preemptionDisabled from the
+	// scheduler REST answer (nil when the RM does not say): true when the
+	// preemption monitor is off or the queue sets disable_preemption.
+	PreemptionDisabled *bool `json:"preemptionDisabled,omitempty"`
 }
 
 // CanUse reports whether the queue may run containers in the partition.
@@ -175,6 +179,12 @@ type App struct {
 	// ContainersByNode counts the containers the app holds per node id, from
 	// its running task attempts plus its AM container.
 	ContainersByNode map[string]int `json:"containersByNode,omitempty"`
+	// ContainersByType counts the app's containers per node type, when
+	// observe was given the node classifier; Placement says how exact.
+	ContainersByType map[string]int `json:"containersByType,omitempty"`
+	// Placement is how the app's containers were located (empty: by
+	// per-node listing, without node types).
+	Placement PlacementSource `json:"placement,omitempty"`
 	// UsageByPartition is the app's resourceInfo.resourceUsagesByPartition
 	// (Hadoop 3.3+), keyed by partition ("" = default): what it holds and
 	// still asks for in each node-label partition. Nil when the RM does not
@@ -184,6 +194,27 @@ type App struct {
 	Preempted *AppPreemption `json:"preempted,omitempty"`
 	Job       *Job           `json:"job,omitempty"`
 }
+
+// PlacementSource says how an app's containers per node type were found.
+type PlacementSource string
+
+const (
+	// PlacementListed: from the app's per-node container listing (exact
+	// as of the listing, which is reused while the app's allocation is
+	// unchanged).
+	PlacementListed PlacementSource = "listed"
+	// PlacementPartition: from the app's usage per partition, each of
+	// which holds nodes of one type (exact, no listing needed).
+	PlacementPartition PlacementSource = "partition"
+	// PlacementEstimated: the app uses a partition that mixes node types
+	// and its listing was over the cycle's request budget; the containers
+	// there are split by the partition's type mix (its used memory per
+	// type).
+	PlacementEstimated PlacementSource = "estimated"
+)
+
+// Exact reports whether the placement was measured, not estimated.
+func (p PlacementSource) Exact() bool { return p != PlacementEstimated }
 
 // AppPreemption is what the scheduler's preemption took from an app so
 // far (the RM's preempted* counters).

@@ -1,0 +1,179 @@
+package sidecar
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// FirstSeen remembers what the admin configured for each queue when the
+// sidecar first saw it: the guarantee bands are relative to it, and the PS
+// weights of unlisted queues are its default-partition absolute capacity.
+// It is persisted (a small JSON file next to the calibration store) so a
+// restart does not re-baseline to the sidecar's own writes. A queue removed
+// and re-added by the admin keeps its first value until the file is deleted.
+type FirstSeen struct {
+	// Path of the JSON file; empty keeps it in memory only (tests, the
+	// simulator).
+	Path string
+
+	mu     sync.Mutex
+	loaded bool
+	dirty  bool
+	seen   map[string]SeenValue // queue + "\x00" + partition
+}
+
+// SeenValue is one queue's configured capacity in one partition when first
+// seen: the raw value, its share of the parent (percent), and the share of
+// the whole partition (0..1).
+type SeenValue struct {
+	Raw      string  `json:"raw"`
+	Mode     string  `json:"mode"`
+	Share    float64 `json:"shareOfParentPct"`
+	AbsShare float64 `json:"absShare"`
+}
+
+func seenKey(queue, partition string) string { return queue + "\x00" + partition }
+
+// load reads the file once; a missing file is an empty history.
+func (f *FirstSeen) load() error {
+	if f.loaded {
+		return nil
+	}
+	f.loaded = true
+	f.seen = map[string]SeenValue{}
+	if f.Path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(f.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read first-seen capacities %s: %w", f.Path, err)
+	}
+	var raw map[string]SeenValue
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return fmt.Errorf("first-seen capacities %s are not valid JSON (delete the file to re-baseline to the live configuration): %w", f.Path, err)
+	}
+	for k, v := range raw {
+		q, p, _ := strings.Cut(k, "|")
+		f.seen[seenKey(q, p)] = v
+	}
+	return nil
+}
+
+// Observe records every queue's current capacities that have no first
+// value yet, and returns the first values of all queues.
+func (f *FirstSeen) Observe(tree *schedconf.Tree) (map[string]SeenValue, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.load(); err != nil {
+		return nil, err
+	}
+	for _, q := range tree.ByPath {
+		if q.Parent == nil {
+			continue
+		}
+		for _, p := range tree.Labels {
+			k := seenKey(q.Path, p)
+			if _, ok := f.seen[k]; ok {
+				continue
+			}
+			v, ok := q.Capacity[p]
+			if !ok {
+				continue
+			}
+			f.seen[k] = SeenValue{Raw: v.Raw, Mode: string(v.Mode), Share: shareOfParent(q, p), AbsShare: q.AbsCapacity[p]}
+			f.dirty = true
+		}
+	}
+	out := make(map[string]SeenValue, len(f.seen))
+	for k, v := range f.seen {
+		out[k] = v
+	}
+	return out, nil
+}
+
+// Save writes the file when something new was seen (atomically: a temp
+// file renamed over the old one).
+func (f *FirstSeen) Save() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.dirty || f.Path == "" {
+		return nil
+	}
+	out := map[string]SeenValue{}
+	keys := make([]string, 0, len(f.seen))
+	for k, v := range f.seen {
+		q, p, _ := strings.Cut(k, "\x00")
+		out[q+"|"+p] = v
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
+		return fmt.Errorf("first-seen capacities: %w", err)
+	}
+	tmp := f.Path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("write first-seen capacities: %w", err)
+	}
+	if err := os.Rename(tmp, f.Path); err != nil {
+		return fmt.Errorf("write first-seen capacities: %w", err)
+	}
+	f.dirty = false
+	return nil
+}
+
+// shareOfParent is a queue's configured capacity in a partition as a
+// percentage of its parent's, whatever the mode: percentage as written;
+// weight w/Σ sibling weights; absolute its memory over the parent's
+// configured memory (for root's children, over the sum of the siblings':
+// the partition's size is not in the configuration).
+func shareOfParent(q *schedconf.Queue, p string) float64 {
+	v, ok := q.Capacity[p]
+	if !ok || q.Parent == nil {
+		return 0
+	}
+	switch v.Mode {
+	case schedconf.ModePercentage:
+		return v.Percent
+	case schedconf.ModeWeight:
+		sum := 0.0
+		for _, c := range q.Parent.Children {
+			if cv, ok := c.Capacity[p]; ok && cv.Mode == schedconf.ModeWeight {
+				sum += cv.Weight
+			}
+		}
+		if sum == 0 {
+			return 0
+		}
+		return 100 * v.Weight / sum
+	case schedconf.ModeAbsolute:
+		if pv, ok := q.Parent.Capacity[p]; ok && pv.Mode == schedconf.ModeAbsolute && pv.Absolute["memory"] > 0 {
+			return 100 * float64(v.Absolute["memory"]) / float64(pv.Absolute["memory"])
+		}
+		var sum int64
+		for _, c := range q.Parent.Children {
+			if cv, ok := c.Capacity[p]; ok && cv.Mode == schedconf.ModeAbsolute {
+				sum += cv.Absolute["memory"]
+			}
+		}
+		if sum == 0 {
+			return 0
+		}
+		return 100 * float64(v.Absolute["memory"]) / float64(sum)
+	}
+	return 0
+}

@@ -1,0 +1,160 @@
+package sidecar
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+func TestBuildPlanWritesEachMode(t *testing.T) {
+	now := time.Unix(0, 0)
+	for _, tc := range []struct {
+		name   string
+		live   schedconf.Conf
+		enc    Encoding
+		etl    float64 // target share of prod, percent
+		want   map[string]string
+		absent []string // properties that must not be written
+	}{
+		{"percentage", nestedConf("50", "50", "50", "50", "50", "50"), Encoding{Mode: schedconf.ModePercentage}, 75,
+			map[string]string{"root.prod.etl.capacity": "75", "root.prod.reports.capacity": "25"}, nil},
+		// Weight mode: shares re-expressed over the siblings' weight sum
+		// (3+1 = 4): 75% → 3w, 25% → 1w; nothing but weights is written.
+		{"weight", nestedConf("1w", "1w", "2w", "2w", "1w", "1w"), Encoding{Mode: schedconf.ModeWeight, WeightSum: 4}, 75,
+			map[string]string{"root.prod.etl.capacity": "3w", "root.prod.reports.capacity": "1w"}, []string{"root.prod.etl.maximum-capacity"}},
+		// Absolute: share × the parent's resources (40 GB, 40 vcores);
+		// other resource types are kept as configured.
+		{"absolute", nestedConf("[memory=40960,vcores=40]", "[memory=40960,vcores=40]", "[memory=20480,vcores=20,yarn.io/gpu=2]", "[memory=20480,vcores=20]",
+			"[memory=20480,vcores=20]", "[memory=20480,vcores=20]"), Encoding{Mode: schedconf.ModeAbsolute, ParentMemoryMB: 40960, ParentVCores: 40}, 75,
+			map[string]string{"root.prod.etl.capacity": "[memory=30720,vcores=30,yarn.io/gpu=2]", "root.prod.reports.capacity": "[memory=10240,vcores=10]"}, nil},
+	} {
+		targets := map[string]QueueTarget{
+			"root.prod.etl":     {Capacity: map[string]float64{"": tc.etl}, MaxCapacity: map[string]float64{"": 100}, Encoding: map[string]Encoding{"": tc.enc}},
+			"root.prod.reports": {Capacity: map[string]float64{"": 100 - tc.etl}, MaxCapacity: map[string]float64{"": 100}, Encoding: map[string]Encoding{"": tc.enc}},
+		}
+		plan, err := BuildPlan(now, tc.live, 1, targets, SafetyRules{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for k, v := range tc.want {
+			if got := plan.Desired[pre+k]; got != v {
+				t.Errorf("%s: %s = %q, want %q", tc.name, k, got, v)
+			}
+		}
+		for _, k := range tc.absent {
+			if _, ok := plan.Desired[pre+k]; ok {
+				t.Errorf("%s: %s was written; this mode writes capacities only", tc.name, k)
+			}
+		}
+		if _, err := schedconf.ParseTree(plan.Desired); err != nil {
+			t.Errorf("%s: desired configuration does not parse: %v", tc.name, err)
+		}
+	}
+}
+
+func TestBuildPlanNeverWritesOutsideBands(t *testing.T) {
+	// a was set to 5% by hand, below its band [10, 40]: the step limit
+	// alone would write 5→... in small steps outside the band; the plan
+	// goes straight inside every band instead.
+	live := schedconf.Conf{pre + "root.queues": "a,b", pre + "root.a.capacity": "5", pre + "root.b.capacity": "95"}
+	targets := map[string]QueueTarget{
+		"root.a": {Capacity: map[string]float64{"": 10}, Bands: map[string]Band{"": {10, 40}}},
+		"root.b": {Capacity: map[string]float64{"": 90}, Bands: map[string]Band{"": {45, 100}}},
+	}
+	plan, err := BuildPlan(time.Unix(0, 0), live, 1, targets, SafetyRules{MaxStepPercent: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := mustTree(t, plan.Desired)
+	for q, tg := range targets {
+		v := tree.ByPath[q].Capacity[""].Percent
+		if v < tg.Bands[""].Lo || v > tg.Bands[""].Hi {
+			t.Errorf("%s written as %g, outside %+v", q, v, tg.Bands[""])
+		}
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	plan := func(next, now float64, home bool) *Plan {
+		p := &Plan{Predicted: map[string]float64{"sum_ps": next, "sum_ps_now": now}}
+		p.Changes = []Change{{Queue: "root.a", Property: "capacity"}}
+		if home {
+			p.Changes = append(p.Changes, Change{Queue: "root.a", Property: "default-node-label-expression"})
+		}
+		return p
+	}
+	r := &RateLimit{MinInterval: 2 * time.Minute, MaxPerHour: 3, MinGainPercent: 2}
+	steps := []struct {
+		at   time.Duration
+		plan *Plan
+		ok   bool
+	}{
+		{0, plan(1.1, 1, false), true},
+		{time.Minute, plan(1.1, 1, false), false},      // within min_apply_interval
+		{3 * time.Minute, plan(1.01, 1, false), false}, // gain 1% < 2%
+		{3 * time.Minute, plan(1.01, 1, true), true},   // a home change is always worth it
+		{6 * time.Minute, plan(2, 1, false), true},     // third in the hour
+		{9 * time.Minute, plan(2, 1, false), false},    // fourth: over max_mutations_per_hour
+		{61 * time.Minute, plan(2, 1, false), true},    // the first has left the hour
+	}
+	for i, st := range steps {
+		now := t0.Add(st.at)
+		ok, why := r.Allow(now, st.plan)
+		if ok != st.ok {
+			t.Fatalf("step %d at %s: allowed=%v (%s), want %v", i, st.at, ok, why, st.ok)
+		}
+		if ok {
+			r.Record(now)
+		}
+	}
+	if n := r.PerHour(t0.Add(61 * time.Minute)); n != 3 {
+		t.Errorf("mutations in the last hour = %d, want 3", n)
+	}
+	var nilLimit *RateLimit
+	if ok, _ := nilLimit.Allow(t0, plan(1, 1, false)); !ok {
+		t.Errorf("a nil rate limit must allow")
+	}
+}
+
+func TestApplierDefersWhenRateLimited(t *testing.T) {
+	rm := &fakeRM{conf: twoQueueConf(), version: 1}
+	a, _ := newApplier(t, rm)
+	a.Mode = ModeApply
+	a.Rate = &RateLimit{MinInterval: time.Hour}
+	p := planFor(t, rm, gpuTargets(70, 30))
+	a.Rate.Record(p.Time.Add(-30 * time.Minute))
+	out, err := a.Apply(context.Background(), p)
+	if err != nil || out.Result != ResultDeferred {
+		t.Fatalf("result %s, err %v; want deferred", out.Result, err)
+	}
+	if rm.puts != 0 {
+		t.Errorf("%d PUTs while rate-limited", rm.puts)
+	}
+}
+
+func TestFirstSeenSurvivesRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "first-seen.json")
+	admin := schedconf.Conf{pre + "root.queues": "a,b", pre + "root.a.capacity": "30", pre + "root.b.capacity": "70"}
+	f := &FirstSeen{Path: path}
+	if _, err := f.Observe(mustTree(t, admin)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Save(); err != nil {
+		t.Fatal(err)
+	}
+	// The sidecar wrote 60/40; after a restart the band is still relative
+	// to the admin's 30/70.
+	written := schedconf.Conf{pre + "root.queues": "a,b", pre + "root.a.capacity": "60", pre + "root.b.capacity": "40"}
+	g := &FirstSeen{Path: path}
+	seen, err := g.Observe(mustTree(t, written))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := seen[seenKey("root.a", "")]; v.Share != 30 || v.Raw != "30" {
+		t.Errorf("first-seen root.a = %+v, want the admin's 30", v)
+	}
+}

@@ -1,0 +1,126 @@
+package sidecar
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// ResultDeferred: the rate limit (or the gain threshold) held a plan back;
+// nothing was written this cycle.
+const ResultDeferred Result = "deferred"
+
+// Defaults of the rate limit. Every mutation makes the RM re-initialise
+// its whole queue tree (CapacityScheduler.reinitialize), so writes are
+// kept rare: at most one every 2 minutes (four control cycles of 30 s —
+// a home change and its follow-up capacity step still land within a few
+// minutes, which is what the steering benchmarks gain from), and at most
+// 12 an hour (one per 5 minutes on average; issue 15 saw 33/hour on
+// hetero-100). A plan whose predicted ΣPS gain is under 2% and that moves
+// no queue's home is not worth a tree re-initialisation.
+const (
+	DefaultMinApplyInterval    = 2 * time.Minute
+	DefaultMaxMutationsPerHour = 12
+	DefaultMinGainPercent      = 2.0
+)
+
+// RateLimit is the actuator's bound on mutations: a least interval between
+// two, a cap per sliding hour, and a least predicted gain. Safe for
+// concurrent use; one per daemon (the loop copies the Applier, not it).
+type RateLimit struct {
+	MinInterval    time.Duration
+	MaxPerHour     int
+	MinGainPercent float64
+
+	mu   sync.Mutex
+	past []time.Time // mutations in the last hour
+}
+
+// NewRateLimit builds the limiter from the config.
+func NewRateLimit(c RateConfig) *RateLimit {
+	r := &RateLimit{MinInterval: c.MinApplyInterval, MaxPerHour: c.MaxMutationsPerHour}
+	if c.MinGainPercent != nil {
+		r.MinGainPercent = *c.MinGainPercent
+	}
+	return r
+}
+
+// Allow says whether a plan may be written now, and if not, why.
+func (r *RateLimit) Allow(now time.Time, plan *Plan) (bool, string) {
+	if r == nil {
+		return true, ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.trim(now)
+	if n := len(r.past); n > 0 && r.MinInterval > 0 && now.Sub(r.past[n-1]) < r.MinInterval {
+		return false, fmt.Sprintf("last mutation %s ago; min_apply_interval is %s", now.Sub(r.past[n-1]).Round(time.Second), r.MinInterval)
+	}
+	if r.MaxPerHour > 0 && len(r.past) >= r.MaxPerHour {
+		return false, fmt.Sprintf("%d mutations in the last hour; max_mutations_per_hour is %d", len(r.past), r.MaxPerHour)
+	}
+	if g, ok := predictedGain(plan); ok && r.MinGainPercent > 0 && g < r.MinGainPercent && !movesHomes(plan) {
+		return false, fmt.Sprintf("predicted ΣPS gain %.1f%% is below min_gain_percent %.1f%%", g, r.MinGainPercent)
+	}
+	return true, ""
+}
+
+// Record notes a mutation written at now.
+func (r *RateLimit) Record(now time.Time) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.past = append(r.past, now)
+	r.trim(now)
+}
+
+// PerHour is the number of mutations in the hour before now.
+func (r *RateLimit) PerHour(now time.Time) int {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.trim(now)
+	return len(r.past)
+}
+
+func (r *RateLimit) trim(now time.Time) {
+	i := 0
+	for i < len(r.past) && now.Sub(r.past[i]) >= time.Hour {
+		i++
+	}
+	r.past = r.past[i:]
+}
+
+// predictedGain is the plan's predicted ΣPS over what runs now, in percent.
+func predictedGain(p *Plan) (float64, bool) {
+	next, ok1 := p.Predicted["sum_ps"]
+	now, ok2 := p.Predicted["sum_ps_now"]
+	if !ok1 || !ok2 || now <= 0 {
+		return 0, false
+	}
+	return 100 * (next - now) / now, true
+}
+
+// movesHomes: the plan routes a queue to another partition or changes a
+// scheduler-wide property — never skipped for a small predicted gain.
+func movesHomes(p *Plan) bool {
+	for _, c := range p.Changes {
+		if c.Property == "default-node-label-expression" || c.Queue == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// planTime is the time the rate limit counts in: the plan's snapshot time
+// (the cluster's clock, virtual in simulations), else the applier's.
+func planTime(p *Plan, now time.Time) time.Time {
+	if p.Time.IsZero() {
+		return now
+	}
+	return p.Time
+}

@@ -1,0 +1,194 @@
+package sidecar
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// GuaranteeBands are the admin's guarantees: a default band and per-queue
+// ones (Config.Bands).
+type GuaranteeBands struct {
+	Default GuaranteeConfig
+	Queues  map[string]GuaranteeConfig
+}
+
+// For returns the band of a queue.
+func (b GuaranteeBands) For(queue string) GuaranteeConfig {
+	if g, ok := b.Queues[queue]; ok {
+		return g
+	}
+	return b.Default
+}
+
+// Band is the interval, in percent of the parent, a queue's capacity may be
+// written in for one partition.
+type Band struct{ Lo, Hi float64 }
+
+// Contains reports whether v lies in the band (to the hundredth the
+// sidecar writes).
+func (b Band) Contains(v float64) bool { return v >= b.Lo-0.005 && v <= b.Hi+0.005 }
+
+// BandOf is the band of a queue whose first-seen share of its parent was
+// first (percent): [max(min×first, floor), max×first], capped at 100; a
+// pinned queue's band is the first value itself. The floor never lifts
+// the band above max×first.
+func BandOf(g GuaranteeConfig, first float64) Band {
+	if g.Pinned {
+		return Band{first, first}
+	}
+	lo := float64(g.Min) * first
+	hi := math.Min(100, float64(g.Max)*first)
+	if g.Max == 0 {
+		hi = 100
+	}
+	lo = math.Min(math.Max(lo, g.Floor), hi)
+	return Band{lo, hi}
+}
+
+// guaranteeStep keeps every target inside its queue's band: per sibling
+// group and partition, targets are clamped to their bands and the
+// difference is spread over the siblings with room, in proportion to
+// their room, so the group's sum is unchanged. A group that cannot be
+// fitted (bands too tight for the sum) keeps its current values, with a
+// note. Bands are relative to the first-seen configuration (FirstSeen),
+// never to the sidecar's own writes.
+type guaranteeStep struct {
+	Bands GuaranteeBands
+	Seen  map[string]SeenValue
+}
+
+func (guaranteeStep) Name() string { return "guarantee bands" }
+
+func (st guaranteeStep) Run(s *decideState) error {
+	type groupKey struct{ parent, part string }
+	groups := map[groupKey][]string{}
+	for path, t := range s.Targets {
+		for part := range t.Capacity {
+			k := groupKey{parentOf(path), part}
+			groups[k] = append(groups[k], path)
+		}
+	}
+	keys := make([]groupKey, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return keys[i].parent+"\x00"+keys[i].part < keys[j].parent+"\x00"+keys[j].part
+	})
+	for _, k := range keys {
+		members := groups[k]
+		sort.Strings(members)
+		want := map[string]float64{}
+		bands := map[string]Band{}
+		for _, q := range members {
+			want[q] = s.Targets[q].Capacity[k.part]
+			first := 0.0
+			if v, ok := st.Seen[seenKey(q, k.part)]; ok {
+				first = v.Share
+			}
+			bands[q] = BandOf(st.Bands.For(q), first)
+		}
+		fitted, ok := FitBands(want, bands)
+		for _, q := range members {
+			t := s.Targets[q]
+			if t.Bands == nil {
+				t.Bands = map[string]Band{}
+			}
+			if !ok {
+				delete(t.Capacity, k.part)
+				delete(t.Bands, k.part)
+				s.Targets[q] = t
+				continue
+			}
+			t.Capacity[k.part] = fitted[q]
+			t.Bands[k.part] = bands[q]
+			s.Targets[q] = t
+		}
+		if !ok {
+			s.Notes = append(s.Notes, fmt.Sprintf("children of %s in partition %q: their guarantee bands cannot hold the planned total; left as they are", k.parent, k.part))
+		}
+	}
+	return nil
+}
+
+// FitBands moves want into the bands keeping its sum: clamp, then spread
+// the difference over the members with room in proportion to their room
+// (one pass suffices: each member's share of the difference is at most
+// its room). It reports false when the bands cannot hold the sum.
+func FitBands(want map[string]float64, bands map[string]Band) (map[string]float64, bool) {
+	out := map[string]float64{}
+	sum, clamped := 0.0, 0.0
+	for q, w := range want {
+		sum += w
+		b := bands[q]
+		out[q] = math.Min(math.Max(w, b.Lo), b.Hi)
+		clamped += out[q]
+	}
+	diff := sum - clamped
+	if math.Abs(diff) < 1e-9 {
+		return out, true
+	}
+	room := 0.0
+	for q, v := range out {
+		if diff > 0 {
+			room += bands[q].Hi - v
+		} else {
+			room += v - bands[q].Lo
+		}
+	}
+	if room < math.Abs(diff)-1e-9 {
+		return nil, false
+	}
+	for q, v := range out {
+		r := v - bands[q].Lo
+		if diff > 0 {
+			r = bands[q].Hi - v
+		}
+		out[q] = v + diff*r/room
+	}
+	return out, true
+}
+
+// BandViolations lists every capacity a plan writes outside its queue's
+// band: the written value's share of the parent (in the desired
+// configuration) against the band around the first-seen share. It is how
+// tests and benchmarks check that guarantees hold for every plan.
+func BandViolations(plan *Plan, first map[string]SeenValue, bands GuaranteeBands) []string {
+	tree, err := schedconf.ParseTree(plan.Desired)
+	if err != nil {
+		return []string{fmt.Sprintf("desired configuration does not parse: %v", err)}
+	}
+	var out []string
+	for _, c := range plan.Changes {
+		part, ok := capacityPartition(c.Property)
+		if !ok || c.Queue == "" {
+			continue
+		}
+		q := tree.ByPath[c.Queue]
+		seen, known := first[seenKey(c.Queue, part)]
+		if q == nil || !known {
+			continue
+		}
+		b := BandOf(bands.For(c.Queue), seen.Share)
+		if v := shareOfParent(q, part); !b.Contains(v) {
+			out = append(out, fmt.Sprintf("%s %s = %s (%.2f%% of its parent) outside [%.2f, %.2f] around the first-seen %s",
+				c.Queue, c.Property, c.To, v, b.Lo, b.Hi, seen.Raw))
+		}
+	}
+	return out
+}
+
+// capacityPartition: the partition a capacity property sets.
+func capacityPartition(prop string) (string, bool) {
+	if prop == "capacity" {
+		return "", true
+	}
+	if strings.HasPrefix(prop, "accessible-node-labels.") && strings.HasSuffix(prop, ".capacity") && !strings.HasSuffix(prop, ".maximum-capacity") {
+		return strings.TrimSuffix(strings.TrimPrefix(prop, "accessible-node-labels."), ".capacity"), true
+	}
+	return "", false
+}

@@ -1,0 +1,105 @@
+package sidecar
+
+import (
+	"fmt"
+
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// decideState is one decision as it passes through the steps. The inputs
+// (snapshot, live tree, rates) never change; each step fills in its own
+// part. Steps do no I/O and read no clock.
+type decideState struct {
+	Snap    cluster.Snapshot
+	Live    schedconf.Conf
+	Tree    *schedconf.Tree
+	Slot    cluster.Resource
+	Types   map[string]string // node id → node type
+	ClassOf func(cluster.App) string
+
+	Table *calibrate.Table
+	Rates progress.Rates
+
+	Parts     []progress.PartitionSlots
+	Queues    []progress.QueueDemand
+	Deadlines []deadline.QueueReport
+	Plan      progress.CapacityPlan
+	// Shares is the planned share of each partition (0..1) for every queue
+	// the plan moves, leaves and parents; Fixed are the leaves it leaves
+	// as they are (pinned, unlisted, dynamic).
+	Shares map[string]map[string]float64
+	// Targets are percentages of the parent per partition until the mode
+	// step says how each sibling group is written.
+	Targets    map[string]QueueTarget
+	Globals    []GlobalChange
+	Priorities []PriorityChange
+	Notes      []string
+}
+
+// decideStep is one named step of the decision (Nomad's
+// scheduler/feasible/stack.go: each step its own type, wired in one place).
+type decideStep interface {
+	Name() string
+	Run(s *decideState) error
+}
+
+// steps is the decision, in order. A new capability (preemption, affinity,
+// node labels) is a new step here, not a branch inside another step.
+func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
+	return []decideStep{
+		slotsStep{},
+		ratesStep{ReadCost: d.ReadCost},
+		demandStep{Queues: d.Queues, Seen: seen},
+		deadlineStep{Models: d.Models, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
+		psPlanStep{},
+		hierarchyStep{},
+		targetsStep{},
+		guaranteeStep{Bands: d.Guarantees, Seen: seen},
+		modeStep{RMVersion: d.RMVersion},
+		localityResetStep{Keep: d.KeepRackLocalityReset},
+		priorityStep{Enabled: d.Priorities},
+	}
+}
+
+// Decide implements Decider: the steps above, then the status the reports
+// show (assembled apart from the decision, in status of decide.go).
+func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision, error) {
+	tree, err := schedconf.ParseTree(live)
+	if err != nil {
+		return Decision{}, fmt.Errorf("parse live configuration: %w", err)
+	}
+	s := &decideState{Snap: snap, Live: live, Tree: tree, Slot: d.Slot, ClassOf: d.ClassKey.ClassOf}
+	if s.Slot.IsZero() {
+		s.Slot = cluster.Resource{MemoryMB: 2048, VCores: 1}
+	}
+	if d.Table != nil {
+		s.Table = d.Table()
+	}
+	s.Types = d.Classifier.Types(snap.Nodes)
+	if d.FirstSeen == nil {
+		d.FirstSeen = &FirstSeen{}
+	}
+	// The one stateful input: what the admin configured when the sidecar
+	// first saw each queue (persisted, so bands and weights survive restarts).
+	seen, err := d.FirstSeen.Observe(tree)
+	if err != nil {
+		return Decision{}, err
+	}
+	if err := d.FirstSeen.Save(); err != nil {
+		return Decision{}, err
+	}
+	for _, st := range d.steps(seen) {
+		if err := st.Run(s); err != nil {
+			return Decision{}, fmt.Errorf("decide step %s: %w", st.Name(), err)
+		}
+	}
+	dec := Decision{Targets: s.Targets, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities,
+		Predicted: map[string]float64{"sum_ps": s.Plan.SumPS, "sum_ps_bound": s.Plan.Bound, "min_ps_over_fair": s.Plan.MinPS}}
+	d.status(s, &dec)
+	dec.Predicted["sum_ps_now"] = dec.SumPS
+	return dec, nil
+}

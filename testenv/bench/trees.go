@@ -1,0 +1,371 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// The trees benchmark (issue 15): a nested tree in weight mode — sidecar vs
+// stock vs the best static configuration of a sweep written in the tree's
+// own mode; the same tree in percentage and absolute mode; for every
+// steering scenario, mutations per hour and guarantees written outside
+// their band; and on hetero-100 and fb-2009, the share of the unbounded
+// sidecar's gain the default band and rate limit keep. Baselines are
+// measured in the same run.
+func init() {
+	register(Bench{Area: "trees", Order: 55, Run: runTrees})
+}
+
+func runTrees(o Options) ([]Row, error) {
+	seeds := make([]int64, o.Seeds)
+	for i := range seeds {
+		seeds[i] = int64(i + 1)
+	}
+	if o.Quick && len(seeds) > 2 {
+		seeds = seeds[:2]
+	}
+	var rows []Row
+	row := func(name, fig, base, ratio, goal string) {
+		rows = append(rows, Row{Area: "trees", Name: name, Figure: fig, Baseline: base, Ratio: ratio, Goal: goal})
+	}
+	start := time.Now()
+	// TREES_SCENARIOS (comma-separated) runs part of the area on a busy
+	// machine; unset = all of it.
+	want := func(s string) bool {
+		only := os.Getenv("TREES_SCENARIOS")
+		return only == "" || strings.Contains(","+only+",", ","+s+",")
+	}
+	if want("nested-weights-sweep") {
+		r, err := nestedSweepRows(seeds)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
+	}
+
+	// 2. Every steering scenario with the default band and rate limit:
+	// mutations per hour and guarantees outside their band; the nested
+	// tree in each mode against its stock; hetero-100 and fb-2009 against
+	// the unbounded sidecar.
+	type job struct {
+		scenario string
+		seed     int64
+		bounded  bool
+	}
+	var scenarios []string
+	for _, s := range []string{"lee-gpu", "lee-toy", "hetero-100", "fb-2009", "nested-weights", "nested-percent", "nested-absolute"} {
+		if want(s) {
+			scenarios = append(scenarios, s)
+		}
+	}
+	mean := func(rs []experiment.Result) float64 {
+		return meanOver(rs, func(r experiment.Result) float64 { return meanJobTime(r).Seconds() })
+	}
+	n := len(seeds)
+	var jobs []job
+	for _, s := range scenarios {
+		for _, seed := range seeds {
+			jobs = append(jobs, job{s, seed, true})
+			if s == "hetero-100" || s == "fb-2009" {
+				jobs = append(jobs, job{s, seed, false})
+			}
+		}
+	}
+	type outcome struct {
+		res        experiment.Result
+		stock      experiment.Result
+		maxPerHour int
+		plans      int
+		violations []string
+		skipped    string
+	}
+	out := make([]outcome, len(jobs))
+	var mu sync.Mutex
+	var tasks []func() error
+	for i, j := range jobs {
+		tasks = append(tasks, func() error {
+			cfg, _ := sidecar.ParseConfig(nil)
+			cfg.Mode = sidecar.ModeApply
+			if !j.bounded {
+				unbounded(cfg)
+			}
+			bc, err := experiment.NewBandChecker(j.scenario, cfg)
+			if err != nil {
+				if isTraceMissing(err) {
+					out[i].skipped = err.Error()
+					return nil
+				}
+				return err
+			}
+			maxPH, mutations := 0, 0
+			res, err := experiment.RunSidecar(j.scenario, j.seed, experiment.SidecarOptions{WarmupSeed: j.seed + 100, Config: cfg, MCSamples: 50,
+				OnCycle: func(rep sidecar.CycleReport) {
+					bc.Check(rep)
+					if rep.Outcome.MutationsLastHour > maxPH {
+						maxPH = rep.Outcome.MutationsLastHour
+					}
+					// Scheduler-conf mutations only (priority-only plans are not).
+					if rep.Outcome.Result == sidecar.ResultApplied && rep.Plan != nil && len(rep.Plan.Mutation.UpdateQueue)+len(rep.Plan.Mutation.GlobalUpdates)+len(rep.Plan.Mutation.AddQueue)+len(rep.Plan.Mutation.RemoveQueue) > 0 {
+						mutations++
+					}
+				}})
+			if err != nil {
+				return fmt.Errorf("%s seed %d: %w", j.scenario, j.seed, err)
+			}
+			var st experiment.Result
+			if j.bounded {
+				if st, err = experiment.RunStatic(j.scenario, j.seed, nil); err != nil {
+					return err
+				}
+			}
+			mu.Lock()
+			res.Applied = mutations
+			out[i] = outcome{res: res, stock: st, maxPerHour: maxPH, plans: bc.Plans, violations: bc.Violations}
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := experiment.Parallel(tasks); err != nil {
+		return nil, err
+	}
+	for _, s := range scenarios {
+		var bounded, free, stocks []experiment.Result
+		maxPH, plans, viol, applied, hours := 0, 0, 0, 0, 0.0
+		skipped := ""
+		var first string
+		for i, j := range jobs {
+			if j.scenario != s {
+				continue
+			}
+			if out[i].skipped != "" {
+				skipped = out[i].skipped
+				continue
+			}
+			if !j.bounded {
+				free = append(free, out[i].res)
+				continue
+			}
+			bounded = append(bounded, out[i].res)
+			stocks = append(stocks, out[i].stock)
+			maxPH = max(maxPH, out[i].maxPerHour)
+			plans += out[i].plans
+			viol += len(out[i].violations)
+			if first == "" && len(out[i].violations) > 0 {
+				first = out[i].violations[0]
+			}
+			applied += out[i].res.Applied
+			hours += float64(out[i].res.Cycles) * 30 / 3600
+		}
+		if skipped != "" {
+			row(s+": default band", "skipped: "+skipped, "", "", "")
+			continue
+		}
+		k := len(bounded)
+		row(fmt.Sprintf("%s (%d seeds): mutations per hour, mean (most in any hour)", s, k),
+			fmt.Sprintf("%.1f (%d)", float64(applied)/hours, maxPH), "", "", "≤ max_mutations_per_hour ("+strconv.Itoa(sidecar.DefaultMaxMutationsPerHour)+")")
+		v := fmt.Sprint(viol)
+		if first != "" {
+			v += " (first: " + first + ")"
+		}
+		row(fmt.Sprintf("%s (%d seeds): guarantees written outside their band, of %d plans", s, k, plans), v, "", "", "0")
+		bm, sm := mean(bounded), mean(stocks)
+		switch s {
+		case "nested-percent", "nested-absolute":
+			row(fmt.Sprintf("%s (%d seeds): mean job completion, sidecar vs stock", s, k), dur(bm), dur(sm), fmt.Sprintf("%.2f×", bm/sm), "≤0.85×")
+		case "hetero-100", "fb-2009":
+			fm := mean(free)
+			kept := "n/a (no gain to keep)"
+			if sm-fm > 0 {
+				kept = fmt.Sprintf("%.0f%%", 100*(sm-bm)/(sm-fm))
+			}
+			row(fmt.Sprintf("%s (%d seeds, day 1): share of the unbounded sidecar's gain kept with the default band and rate limit", s, k),
+				kept, fmt.Sprintf("stock %s, unbounded %s, default %s", dur(sm), dur(fm), dur(bm)), "", "≥90%")
+			fa := meanOver(free, func(r experiment.Result) float64 { return float64(r.Applied) })
+			fc := meanOver(free, func(r experiment.Result) float64 { return float64(r.Cycles) })
+			row(fmt.Sprintf("%s (%d seeds): mutations per hour, unbounded sidecar", s, k), fmt.Sprintf("%.1f", fa/(fc*30/3600)), "", "", "")
+		}
+	}
+	row(fmt.Sprintf("trees: wall time (%d seeds)", n), time.Since(start).Round(time.Second).String(), "", "", "")
+	return rows, nil
+}
+
+// nestedSweepRows: the nested weight-mode tree, sidecar vs stock vs the
+// best static configuration of a sweep in the tree's own mode.
+func nestedSweepRows(seeds []int64) ([]Row, error) {
+	var rows []Row
+	row := func(name, fig, base, ratio, goal string) {
+		rows = append(rows, Row{Area: "trees", Name: name, Figure: fig, Baseline: base, Ratio: ratio, Goal: goal})
+	}
+	// 1. Nested weight mode: stock, best static (sweep), sidecar.
+	sc, err := sim.LoadScenario("nested-weights")
+	if err != nil {
+		return nil, err
+	}
+	family, err := nestedFamily(sc)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := experiment.Compare("nested-weights", experiment.CompareOptions{Seeds: seeds, Family: family})
+	if err != nil {
+		return nil, fmt.Errorf("nested-weights: %w", err)
+	}
+	mean := func(rs []experiment.Result) float64 {
+		return meanOver(rs, func(r experiment.Result) float64 { return meanJobTime(r).Seconds() })
+	}
+	n := len(seeds)
+	stock, static, side := mean(runs.Stock), mean(runs.Static), mean(runs.Sidecar)
+	row(fmt.Sprintf("nested-weights (%d seeds): mean job completion, sidecar vs stock", n), dur(side), dur(stock), fmt.Sprintf("%.2f×", side/stock), "≤0.85×")
+	row(fmt.Sprintf("nested-weights (%d seeds): mean job completion, sidecar vs best static [%s] of %d", n, runs.StaticName, len(family)), dur(side), dur(static), fmt.Sprintf("%.2f×", side/static), "≤1.0×")
+
+	return rows, nil
+}
+
+// unbounded is the sidecar as it was before issue 15: no guarantee band,
+// no rate limit, no gain threshold.
+func unbounded(cfg *sidecar.Config) {
+	cfg.Guarantee = sidecar.GuaranteeConfig{Min: 1e-9, Max: 1e9}
+	off := 0.0
+	cfg.Rate = sidecar.RateConfig{MinApplyInterval: time.Nanosecond, MaxMutationsPerHour: 1 << 30, MinGainPercent: &off}
+}
+
+func isTraceMissing(err error) bool {
+	return err != nil && contains(err.Error(), sim.ErrTraceMissing.Error())
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// nestedFamily is what a skilled admin would try by hand on a nested tree
+// with a GPU partition, written in the tree's own mode: route one leaf to
+// the GPU partition and give its parent 50, 75 or 100% of it and the leaf
+// all of its parent's; or route one leaf under each parent, the parents
+// halving the partition. Every member passes the Capacity Scheduler's
+// validation.
+func nestedFamily(sc *sim.Scenario) ([]experiment.NamedMutation, error) {
+	base := schedconf.Conf(sc.Conf)
+	tree, err := schedconf.ParseTree(base)
+	if err != nil {
+		return nil, err
+	}
+	var label string
+	for _, l := range sc.Labels {
+		label = l.Name
+	}
+	family := []experiment.NamedMutation{{Name: "stock"}}
+	if label == "" {
+		return family, nil
+	}
+	prop := "accessible-node-labels." + label + ".capacity"
+	// set writes shares (percent of the parent) of a sibling group in its mode.
+	totalMem, totalVC := labelTotal(sc, label)
+	set := func(to schedconf.Conf, parent *schedconf.Queue, shares map[string]float64, parentFrac float64) {
+		var mode schedconf.Mode
+		for _, c := range parent.Children {
+			mode = c.Capacity[label].Mode
+		}
+		for _, c := range parent.Children {
+			v := shares[c.Path]
+			switch mode {
+			case schedconf.ModeWeight:
+				to[schedconf.Key(c.Path, prop)] = strconv.FormatFloat(max(v, 1), 'f', -1, 64) + "w"
+			case schedconf.ModeAbsolute:
+				mem, vc := parentFrac*float64(totalMem), parentFrac*float64(totalVC)
+				to[schedconf.Key(c.Path, prop)] = fmt.Sprintf("[memory=%d,vcores=%d]", int64(v/100*mem), int64(v/100*vc))
+			default:
+				to[schedconf.Key(c.Path, prop)] = strconv.FormatFloat(v, 'f', -1, 64)
+			}
+		}
+	}
+	add := func(name string, parentShare map[string]float64, routed []string) error {
+		to := base.Clone()
+		set(to, tree.Root, parentShare, 1)
+		for _, p := range tree.Root.Children {
+			shares := map[string]float64{}
+			for _, c := range p.Children {
+				shares[c.Path] = 100 / float64(len(p.Children))
+				if parentShare[p.Path] == 0 {
+					shares[c.Path] = 0 // a parent without capacity has children without
+				}
+			}
+			for _, r := range routed {
+				if parentOf(r) == p.Path {
+					for _, c := range p.Children {
+						shares[c.Path] = 0
+					}
+					shares[r] = 100
+				}
+			}
+			set(to, p, shares, parentShare[p.Path]/100)
+		}
+		for _, r := range routed {
+			to[schedconf.Key(r, "default-node-label-expression")] = label
+		}
+		to[schedconf.Prefix+"rack-locality-full-reset"] = "false"
+		if err := schedconf.Validate(to); err != nil {
+			return fmt.Errorf("static %s: %w", name, err)
+		}
+		m := schedconf.Diff(base, to)
+		family = append(family, experiment.NamedMutation{Name: name, Mutation: &m})
+		return nil
+	}
+	parents := tree.Root.Children
+	for _, leaf := range tree.Leaves() {
+		for _, g := range []float64{50, 75, 100} {
+			shares := map[string]float64{}
+			for _, p := range parents {
+				shares[p.Path] = (100 - g) / float64(len(parents)-1)
+			}
+			shares[parentOf(leaf.Path)] = g
+			if err := add(fmt.Sprintf("%s→%s %.0f%%", experiment.ShortQueue(leaf.Path), label, g), shares, []string{leaf.Path}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(parents) == 2 {
+		for _, a := range parents[0].Children {
+			for _, b := range parents[1].Children {
+				shares := map[string]float64{parents[0].Path: 50, parents[1].Path: 50}
+				if err := add(fmt.Sprintf("%s+%s→%s 50/50", experiment.ShortQueue(a.Path), experiment.ShortQueue(b.Path), label), shares, []string{a.Path, b.Path}); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return family, nil
+}
+
+// labelTotal is the labelled partition's resources.
+func labelTotal(sc *sim.Scenario, label string) (int64, int64) {
+	var mem, vc int64
+	for _, nt := range sc.NodeTypes {
+		if nt.Label == label {
+			mem += int64(nt.Count) * nt.MemoryMB
+			vc += int64(nt.Count) * nt.VCores
+		}
+	}
+	return mem, vc
+}
+
+func parentOf(path string) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i] == '.' {
+			return path[:i]
+		}
+	}
+	return ""
+}

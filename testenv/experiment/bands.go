@@ -1,0 +1,43 @@
+package experiment
+
+import (
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// BandChecker checks every plan of a steered run against the admin's
+// guarantee bands around the scenario's own configuration (what the
+// sidecar first saw). Use Check as SidecarOptions.OnCycle.
+type BandChecker struct {
+	First      map[string]sidecar.SeenValue
+	Bands      sidecar.GuaranteeBands
+	Plans      int
+	Violations []string
+}
+
+// NewBandChecker baselines on the scenario's configuration.
+func NewBandChecker(scenario string, cfg *sidecar.Config) (*BandChecker, error) {
+	sc, err := sim.LoadScenario(scenario)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := schedconf.ParseTree(schedconf.Conf(sc.Conf))
+	if err != nil {
+		return nil, err
+	}
+	first, err := (&sidecar.FirstSeen{}).Observe(tree)
+	if err != nil {
+		return nil, err
+	}
+	return &BandChecker{First: first, Bands: cfg.Bands()}, nil
+}
+
+// Check is an OnCycle hook.
+func (b *BandChecker) Check(rep sidecar.CycleReport) {
+	if rep.Plan == nil || len(rep.Plan.Changes) == 0 {
+		return
+	}
+	b.Plans++
+	b.Violations = append(b.Violations, sidecar.BandViolations(rep.Plan, b.First, b.Bands)...)
+}
