@@ -38,6 +38,12 @@ type SeenValue struct {
 	Mode     string  `json:"mode"`
 	Share    float64 `json:"shareOfParentPct"`
 	AbsShare float64 `json:"absShare"`
+	// Unset: the admin configured no capacity for the queue in this
+	// partition (it existed without one, or the sidecar created it). There
+	// is no promise to keep there: the band is open, bounded by the
+	// siblings' bands only — and a value the sidecar writes later is never
+	// taken for the admin's.
+	Unset bool `json:"unset,omitempty"`
 }
 
 func seenKey(queue, partition string) string { return queue + "\x00" + partition }
@@ -89,6 +95,10 @@ func (f *FirstSeen) Observe(tree *schedconf.Tree) (map[string]SeenValue, error) 
 			}
 			v, ok := q.Capacity[p]
 			if !ok {
+				if p != "" {
+					f.seen[k] = SeenValue{Unset: true}
+					f.dirty = true
+				}
 				continue
 			}
 			f.seen[k] = SeenValue{Raw: v.Raw, Mode: string(v.Mode), Share: shareOfParent(q, p), AbsShare: q.AbsCapacity[p]}
@@ -100,6 +110,36 @@ func (f *FirstSeen) Observe(tree *schedconf.Tree) (map[string]SeenValue, error) 
 		out[k] = v
 	}
 	return out, nil
+}
+
+// MarkUnset records that the admin configured nothing for these queues in
+// a partition (one the sidecar is about to create), before the sidecar's
+// own first values appear there.
+func (f *FirstSeen) MarkUnset(partition string, queues []string) error {
+	f.mu.Lock()
+	if err := f.load(); err != nil {
+		f.mu.Unlock()
+		return err
+	}
+	for _, q := range queues {
+		for node := q; node != "" && node != "root"; node = parentPath(node) {
+			k := seenKey(node, partition)
+			if _, ok := f.seen[k]; !ok {
+				f.seen[k] = SeenValue{Unset: true}
+				f.dirty = true
+			}
+		}
+	}
+	f.mu.Unlock()
+	return f.Save()
+}
+
+// parentPath is a queue path's parent ("root.a.b" → "root.a").
+func parentPath(q string) string {
+	if i := strings.LastIndex(q, "."); i >= 0 {
+		return q[:i]
+	}
+	return ""
 }
 
 // Save writes the file when something new was seen (atomically: a temp

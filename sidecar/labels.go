@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/affinity"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
@@ -19,6 +20,10 @@ type LabelChange struct {
 	Nodes   map[string]string   `json:"nodes"`  // node id → label
 	Grants  map[string][]string `json:"grants"` // label → queues
 	Reasons []string            `json:"reasons"`
+	// Time is the snapshot's time (the RM's clock): the access grant's plan
+	// is stamped with it, as every plan is, so the rate limit counts it on
+	// the cluster's clock.
+	Time time.Time `json:"time"`
 }
 
 // Empty reports whether the change writes nothing.

@@ -219,7 +219,11 @@ func (a *Applier) grantLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 		}
 	}
 	m := schedconf.Diff(base, desired)
-	plan := &Plan{Time: a.now(), ConfVersion: version, Mutation: m, Base: base, Desired: desired, Reasons: ch.Reasons}
+	at := ch.Time
+	if at.IsZero() {
+		at = a.now()
+	}
+	plan := &Plan{Time: at, ConfVersion: version, Mutation: m, Base: base, Desired: desired, Reasons: ch.Reasons}
 	before, after := changedProps(base, desired)
 	for k := range after {
 		plan.Changes = append(plan.Changes, Change{Property: k, From: before[k], To: after[k], Reason: "access to a new partition"})

@@ -330,3 +330,53 @@ func trainSamples() []calibrate.Sample {
 	}
 	return out
 }
+
+// A partition where the admin configured no capacity for a queue — one
+// that existed without one, or one the sidecar creates — carries no promise:
+// its band is open, and the sidecar's own first write there is never taken
+// for the admin's value. An explicit admin value keeps its band.
+func TestBandsWhereTheAdminPromisedNothing(t *testing.T) {
+	conf := schedconf.Conf{
+		"yarn.scheduler.capacity.root.queues":                                "a,b",
+		"yarn.scheduler.capacity.root.accessible-node-labels":                "*",
+		"yarn.scheduler.capacity.root.accessible-node-labels.ssd.capacity":   "100",
+		"yarn.scheduler.capacity.root.a.capacity":                            "60",
+		"yarn.scheduler.capacity.root.a.accessible-node-labels.ssd.capacity": "100",
+		"yarn.scheduler.capacity.root.b.capacity":                            "40",
+	}
+	fs := &FirstSeen{}
+	if err := fs.MarkUnset("gpu", []string{"root.b"}); err != nil {
+		t.Fatal(err)
+	}
+	seen, err := fs.Observe(mustTree(t, conf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sidecar's grant appears later: it must not become the first value.
+	granted, err := GrantLabelAccess(conf, "gpu", []string{"root.b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen, err = fs.Observe(mustTree(t, granted)); err != nil {
+		t.Fatal(err)
+	}
+	g := GuaranteeConfig{Min: 0.25, Max: 4}
+	cases := []struct {
+		queue, part string
+		want        Band
+	}{
+		{"root.a", "", Band{15, 100}},    // admin 60%: 0.25×–4×, capped at 100
+		{"root.b", "", Band{10, 100}},    // admin 40%
+		{"root.a", "ssd", Band{25, 100}}, // admin 100% of ssd
+		{"root.b", "ssd", Band{0, 100}},  // ssd existed, b had no capacity there
+		{"root.b", "gpu", Band{0, 100}},  // gpu created by the sidecar
+	}
+	for _, c := range cases {
+		if got := BandOfSeen(g, seen[seenKey(c.queue, c.part)]); got != c.want {
+			t.Errorf("%s in %q: band %v, want %v (seen %+v)", c.queue, c.part, got, c.want, seen[seenKey(c.queue, c.part)])
+		}
+	}
+	if got := BandOfSeen(GuaranteeConfig{Min: 0.25, Max: 4, Pinned: true}, seen[seenKey("root.b", "gpu")]); got != (Band{0, 0}) {
+		t.Errorf("pinned queue without an admin value: band %v, want [0, 0]", got)
+	}
+}

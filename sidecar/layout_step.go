@@ -49,6 +49,9 @@ type LabelLayouter struct {
 	// (from HDFS block maps); without it reads are not counted beyond what
 	// the learned rates already include.
 	Locality func(snap cluster.Snapshot) map[string]map[string]affinity.Locality
+	// FirstSeen, shared with the decider, learns that the queues granted a
+	// label the sidecar creates had no admin guarantee there.
+	FirstSeen *FirstSeen
 
 	proposal    string // the last proposal's fingerprint
 	stable      int
@@ -139,6 +142,7 @@ func (l *LabelLayouter) Propose(snap cluster.Snapshot, existing []yarn.Label) (L
 		return LayoutReport{}, fmt.Errorf("node-label layout: %w", err)
 	}
 	ch := LabelChangeFrom(layout, existing)
+	ch.Time = snap.Time
 	rep := LayoutReport{Layout: layout, Change: ch}
 	fp := fingerprint(ch)
 	if ch.Empty() || fp != l.proposal {
@@ -208,6 +212,14 @@ func (l *Loop) layoutStep(ctx context.Context, snap cluster.Snapshot, applier *A
 	}
 	if !rep.Ready {
 		return &rep
+	}
+	if fs := l.Labels.FirstSeen; fs != nil && applier.Mode == ModeApply {
+		for label, queues := range rep.Change.Grants {
+			if err := fs.MarkUnset(label, queues); err != nil {
+				log.Warn("first-seen guarantees not saved; label change skipped", "error", err)
+				return &rep
+			}
+		}
 	}
 	res, err := applier.ApplyLabels(ctx, l.LabelAPI, rep.Change)
 	rep.Result = res

@@ -32,6 +32,16 @@ type Band struct{ Lo, Hi float64 }
 // sidecar writes).
 func (b Band) Contains(v float64) bool { return v >= b.Lo-0.005 && v <= b.Hi+0.005 }
 
+// BandOfSeen is BandOf for a first-seen value; a partition where the admin
+// configured no capacity for the queue has the open band [0, 100] (a
+// pinned queue keeps 0 there).
+func BandOfSeen(g GuaranteeConfig, seen SeenValue) Band {
+	if seen.Unset && !g.Pinned {
+		return Band{0, 100}
+	}
+	return BandOf(g, seen.Share)
+}
+
 // BandOf is the band of a queue whose first-seen share of its parent was
 // first (percent): [max(min×first, floor), max×first], capped at 100; a
 // pinned queue's band is the first value itself. The floor never lifts
@@ -86,11 +96,7 @@ func (st guaranteeStep) Run(s *decideState) error {
 		bands := map[string]Band{}
 		for _, q := range members {
 			want[q] = s.Targets[q].Capacity[k.part]
-			first := 0.0
-			if v, ok := st.Seen[seenKey(q, k.part)]; ok {
-				first = v.Share
-			}
-			bands[q] = BandOf(st.Bands.For(q), first)
+			bands[q] = BandOfSeen(st.Bands.For(q), st.Seen[seenKey(q, k.part)])
 		}
 		fitted, ok := FitBands(want, bands)
 		for _, q := range members {
@@ -173,7 +179,7 @@ func BandViolations(plan *Plan, first map[string]SeenValue, bands GuaranteeBands
 		if q == nil || !known {
 			continue
 		}
-		b := BandOf(bands.For(c.Queue), seen.Share)
+		b := BandOfSeen(bands.For(c.Queue), seen)
 		if v := shareOfParent(q, part); !b.Contains(v) {
 			out = append(out, fmt.Sprintf("%s %s = %s (%.2f%% of its parent) outside [%.2f, %.2f] around the first-seen %s",
 				c.Queue, c.Property, c.To, v, b.Lo, b.Hi, seen.Raw))

@@ -136,12 +136,15 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	}
 	slot := cluster.Resource{MemoryMB: 2048, VCores: 1}
 	busy := &sidecar.BusyQueueFloor{}
+	// The admin's capacities as first seen, next to the history; shared by
+	// the decider (bands) and the label step (partitions it creates).
+	firstSeen := &sidecar.FirstSeen{Path: cfg.Store + ".first-seen.json"}
 	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store,
-		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Slot: slot, Config: cfg.Labels},
+		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Slot: slot, Config: cfg.Labels, FirstSeen: firstSeen},
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Slot: slot,
 			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset,
-			Guarantees: cfg.Bands(), RMVersion: rmVersion(client, log), FirstSeen: &sidecar.FirstSeen{Path: cfg.Store + ".first-seen.json"}},
+			Guarantees: cfg.Bands(), RMVersion: rmVersion(client, log), FirstSeen: firstSeen},
 		Rules: func(snap cluster.Snapshot) sidecar.SafetyRules {
 			floor := sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)
 			if cfg.Safety.KeepBusyQueues {

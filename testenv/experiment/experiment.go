@@ -255,6 +255,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		defer inputs.close()
 		learner.Locality = inputs.maps.AttemptLocality
 	}
+	// What the admin configured when the sidecar first saw each queue, in
+	// memory for one run (the daemon keeps it next to the history).
+	firstSeen := &sidecar.FirstSeen{}
 	board := &sidecar.StatusBoard{}
 	if v, err := client.RMVersion(ctx); err == nil {
 		sidecar.RecordRM(board, v)
@@ -265,7 +268,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Slot: slot,
 			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset,
-			Guarantees: cfg.Bands(), RMVersion: info.HadoopVersion},
+			Guarantees: cfg.Bands(), RMVersion: info.HadoopVersion, FirstSeen: firstSeen},
 		Applier: &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log, Rate: sidecar.NewRateLimit(cfg.Rate)},
 		Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
 			Models: learner.Models, Slot: slot},
@@ -292,7 +295,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	if o.Labels || cfg.Safety.AllowNodeLabelChanges {
 		loop.Labels = &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
-			Slot: slot, Config: cfg.Labels}
+			Slot: slot, Config: cfg.Labels, FirstSeen: firstSeen}
 		loop.LabelAPI = client
 	}
 	if inputs != nil {
