@@ -64,6 +64,12 @@ func SamplesFromApp(a cluster.App, class string, types map[string]string) []Samp
 			}
 		}
 	}
+	// The job's own map count: the attempts read may be a sample of its
+	// tasks (yarn.Config.HistoryTasksPerJob), and the size regression needs
+	// the whole job's.
+	if a.Job.MapsTotal > 0 {
+		maps = a.Job.MapsTotal
+	}
 	jobElapsed := a.FinishedTime.Sub(a.StartedTime)
 	for _, at := range a.Job.Attempts {
 		// Only the task's one SUCCEEDED attempt is a sample, whatever its

@@ -103,7 +103,10 @@ func finishedJobs(sc *sim.Scenario, seed int64) ([]cluster.App, error) {
 	}
 	srv := httptest.NewServer(c.Handler())
 	defer srv.Close()
-	client, err := yarn.New(yarn.Config{RMAddresses: []string{srv.URL}, JHSAddress: srv.URL})
+	// Every task of each job: the bounds are checked against the whole
+	// job's measured time and profile, not the calibration's sample of its
+	// tasks (yarn.Config.HistoryTasksPerJob).
+	client, err := yarn.New(yarn.Config{RMAddresses: []string{srv.URL}, JHSAddress: srv.URL, HistoryTasksPerJob: -1})
 	if err != nil {
 		return nil, err
 	}
