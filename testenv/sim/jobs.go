@@ -174,11 +174,18 @@ func (c *Cluster) placeReplicas() []string {
 		return nil
 	}
 	first := dns[c.rng.IntN(len(dns))]
-	hosts := []string{first.host}
 	other := c.offRack[first.rack]
 	if len(other) == 0 {
 		other = dns
 	}
+	return c.replicaHosts(first, other)
+}
+
+// replicaHosts is HDFS's default placement after the first replica: two
+// more on distinct hosts drawn from other (off the first's rack when it
+// can), up to 20 draws.
+func (c *Cluster) replicaHosts(first *node, other []*node) []string {
+	hosts := []string{first.host}
 	for tries := 0; len(hosts) < 3 && tries < 20; tries++ {
 		n := other[c.rng.IntN(len(other))]
 		dup := false

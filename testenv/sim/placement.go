@@ -56,18 +56,7 @@ func (c *Cluster) placeReplicasIn(racks []int) []string {
 	if len(other) == 0 {
 		other = cands
 	}
-	hosts := []string{first.host}
-	for tries := 0; len(hosts) < 3 && tries < 20; tries++ {
-		n := other[c.rng.IntN(len(other))]
-		dup := false
-		for _, h := range hosts {
-			dup = dup || h == n.host
-		}
-		if !dup {
-			hosts = append(hosts, n.host)
-		}
-	}
-	return hosts
+	return c.replicaHosts(first, other)
 }
 
 // validatePlacement checks the rack keys (node_types[].racks,
