@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -110,33 +108,9 @@ func TestDaemonAppliesWithValidationBrokenAsOnLeveldb(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "run", "--config", cfg, "--log-level", "warn")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stderr syncBuffer
 	cmd.Stderr = io.MultiWriter(&stderr, os.Stderr)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-
-	addrRe := regexp.MustCompile(`report at (http://\S+/report)`)
-	lines := bufio.NewScanner(stdout)
-	var reportURL string
-	for lines.Scan() {
-		if m := addrRe.FindStringSubmatch(lines.Text()); m != nil {
-			reportURL = m[1]
-			break
-		}
-	}
-	if reportURL == "" {
-		t.Fatal("the daemon never printed its report address")
-	}
-	go io.Copy(io.Discard, stdout)
-	base := strings.TrimSuffix(reportURL, "/report")
+	base, exited := startDaemon(t, cmd)
 
 	// Cycles until at least two plans were applied through the broken
 	// validate (the second one reuses the verdict).

@@ -49,33 +49,8 @@ func TestDaemonEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "run", "--config", cfg, "--log-level", "warn")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-
-	// The daemon prints where /metrics and /report are.
-	addrRe := regexp.MustCompile(`report at (http://\S+/report)`)
-	lines := bufio.NewScanner(stdout)
-	var reportURL string
-	for lines.Scan() {
-		if m := addrRe.FindStringSubmatch(lines.Text()); m != nil {
-			reportURL = m[1]
-			break
-		}
-	}
-	if reportURL == "" {
-		t.Fatal("the daemon never printed its report address")
-	}
-	go io.Copy(io.Discard, stdout)
-	base := strings.TrimSuffix(reportURL, "/report")
+	base, exited := startDaemon(t, cmd)
 
 	// Let cycles run while virtual time moves on; poll, never sleep blind.
 	cycles := 0.0
@@ -105,7 +80,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 
 	// /report in a real browser.
 	if chromium := browsertest.FindChromium(); chromium != "" {
-		dom, shot := browsertest.LoadInBrowser(t, chromium, reportURL)
+		dom, shot := browsertest.LoadInBrowser(t, chromium, base+"/report")
 		pts := browsertest.ChartPoints(dom)
 		if pts["part0-guarantee"] == 0 || pts["part0-used"] == 0 {
 			t.Errorf("guarantee/use charts drew no points from the running daemon; charts: %v", pts)
@@ -214,4 +189,36 @@ func poll(timeout, every time.Duration, cond func() bool) bool {
 		}
 	}
 	return true
+}
+
+// startDaemon starts the daemon binary, kills it at the test's end, and
+// returns the base URL of /metrics and /report it prints on stdout and a
+// channel that receives its exit.
+func startDaemon(t *testing.T, cmd *exec.Cmd) (string, <-chan error) {
+	t.Helper()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	addrRe := regexp.MustCompile(`report at (http://\S+/report)`)
+	lines := bufio.NewScanner(stdout)
+	var reportURL string
+	for lines.Scan() {
+		if m := addrRe.FindStringSubmatch(lines.Text()); m != nil {
+			reportURL = m[1]
+			break
+		}
+	}
+	if reportURL == "" {
+		t.Fatal("the daemon never printed its report address")
+	}
+	go io.Copy(io.Discard, stdout)
+	base := strings.TrimSuffix(reportURL, "/report")
+	return base, exited
 }
