@@ -12,12 +12,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/internal/testutil"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
@@ -48,24 +48,6 @@ func (b *brokenValidate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b.next.ServeHTTP(w, r)
 }
 
-// syncBuffer is a bytes.Buffer safe for the process's writer goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestDaemonAppliesWithValidationBrokenAsOnLeveldb runs `yarn-sidecar run`
 // in apply mode against the mini cluster whose validate endpoint fails like
 // a leveldb store's: plans are applied, every audit record that got as far
@@ -75,27 +57,12 @@ func TestDaemonAppliesWithValidationBrokenAsOnLeveldb(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	body, err := os.ReadFile("testdata/validate_leveldb.body")
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "yarn-sidecar")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	sc, err := sim.LoadScenario("lee-gpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rm, err := sim.NewCluster(sc, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	broken := &brokenValidate{next: rm.Handler(), body: body}
-	srv := httptest.NewServer(broken)
-	t.Cleanup(srv.Close)
-	rm.Step(2 * time.Minute) // both jobs running
+	rm, srv, broken := leveldbRM(t)
 	_, versionBefore := rm.SchedulerConf()
 
 	cfg := filepath.Join(dir, "sidecar.yaml")
@@ -108,13 +75,13 @@ func TestDaemonAppliesWithValidationBrokenAsOnLeveldb(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "run", "--config", cfg, "--log-level", "warn")
-	var stderr syncBuffer
+	var stderr testutil.SyncBuffer
 	cmd.Stderr = io.MultiWriter(&stderr, os.Stderr)
 	base, exited := startDaemon(t, cmd)
 
 	// Cycles until at least two plans were applied through the broken
 	// validate (the second one reuses the verdict).
-	if !poll(60*time.Second, 200*time.Millisecond, func() bool {
+	if !testutil.Poll(60*time.Second, 200*time.Millisecond, func() bool {
 		rm.Step(20 * time.Second)
 		return metricValue(t, base+"/metrics", "yarn_sidecar_cycles_total") >= 4 && len(appliedRecords(t, audit)) >= 2
 	}) {
@@ -214,22 +181,7 @@ func readFile(t *testing.T, path string) string {
 // One `apply --apply -o json` cycle through the same broken validate: the
 // JSON document says the plan was applied and which validation path it took.
 func TestApplyCommandReportsLocalOnlyValidation(t *testing.T) {
-	body, err := os.ReadFile("testdata/validate_leveldb.body")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := sim.LoadScenario("lee-gpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rm, err := sim.NewCluster(sc, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	broken := &brokenValidate{next: rm.Handler(), body: body}
-	srv := httptest.NewServer(broken)
-	t.Cleanup(srv.Close)
-	rm.Step(2 * time.Minute)
+	rm, srv, broken := leveldbRM(t)
 	_, before := rm.SchedulerConf()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "sidecar.yaml")
@@ -254,4 +206,27 @@ func TestApplyCommandReportsLocalOnlyValidation(t *testing.T) {
 	if _, after := rm.SchedulerConf(); after != before+1 || broken.puts.Load() != 1 {
 		t.Errorf("scheduler-conf version %d → %d with %d PUTs, want one applied PUT", before, after, broken.puts.Load())
 	}
+}
+
+// leveldbRM serves lee-gpu with both jobs running behind a middleware that
+// answers every validate with the recorded leveldb lock error.
+func leveldbRM(t *testing.T) (*sim.Cluster, *httptest.Server, *brokenValidate) {
+	t.Helper()
+	body, err := os.ReadFile("testdata/validate_leveldb.body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := sim.LoadScenario("lee-gpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm, err := sim.NewCluster(sc, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := &brokenValidate{next: rm.Handler(), body: body}
+	srv := httptest.NewServer(broken)
+	t.Cleanup(srv.Close)
+	rm.Step(2 * time.Minute) // both jobs running
+	return rm, srv, broken
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 
+	"github.com/yarn-sidecar/yarn-sidecar/internal/testutil"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/report/browsertest"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
@@ -54,7 +55,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 
 	// Let cycles run while virtual time moves on; poll, never sleep blind.
 	cycles := 0.0
-	if !poll(60*time.Second, 200*time.Millisecond, func() bool {
+	if !testutil.Poll(60*time.Second, 200*time.Millisecond, func() bool {
 		rm.Step(20 * time.Second)
 		cycles = metricValue(t, base+"/metrics", "yarn_sidecar_cycles_total")
 		return cycles >= 4
@@ -174,21 +175,6 @@ func lastApplied(t *testing.T, path string) map[string]any {
 		}
 	}
 	return last
-}
-
-// poll checks cond every interval until it holds or timeout passes.
-func poll(timeout, every time.Duration, cond func() bool) bool {
-	deadline := time.After(timeout)
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-deadline:
-			return false
-		case <-tick.C:
-		}
-	}
-	return true
 }
 
 // startDaemon starts the daemon binary, kills it at the test's end, and

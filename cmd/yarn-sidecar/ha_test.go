@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/internal/testutil"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
 
@@ -52,7 +53,7 @@ func startZooKeeper(t *testing.T) string {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	if !poll(60*time.Second, 100*time.Millisecond, func() bool {
+	if !testutil.Poll(60*time.Second, 100*time.Millisecond, func() bool {
 		c, err := net.Dial("tcp", addr)
 		if err == nil {
 			c.Close()
@@ -124,7 +125,7 @@ func TestTwoSidecarsOneLeader(t *testing.T) {
 		}
 		go func() { h.cmd.Wait(); close(h.done) }()
 		t.Cleanup(func() { _ = h.cmd.Process.Kill(); <-h.done })
-		if !poll(30*time.Second, 50*time.Millisecond, func() bool {
+		if !testutil.Poll(30*time.Second, 50*time.Millisecond, func() bool {
 			m := addrRe.FindStringSubmatch(h.out.String())
 			if m != nil {
 				h.metrics = m[1]
@@ -136,12 +137,12 @@ func TestTwoSidecarsOneLeader(t *testing.T) {
 		return h
 	}
 	a := start("a")
-	if !poll(30*time.Second, 50*time.Millisecond, func() bool { return metricValue(t, a.metrics, "yarn_sidecar_leader") == 1 }) {
+	if !testutil.Poll(30*time.Second, 50*time.Millisecond, func() bool { return metricValue(t, a.metrics, "yarn_sidecar_leader") == 1 }) {
 		t.Fatalf("the first sidecar never became leader:\n%s", a.out.String())
 	}
 	b := start("b")
 	// Both run cycles; only the leader writes.
-	if !poll(60*time.Second, 100*time.Millisecond, func() bool {
+	if !testutil.Poll(60*time.Second, 100*time.Millisecond, func() bool {
 		rm.Step(5 * time.Second)
 		return metricValue(t, b.metrics, "yarn_sidecar_cycles_total") >= 3 && lastApplied(t, a.audit) != nil
 	}) {
@@ -160,11 +161,11 @@ func TestTwoSidecarsOneLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-a.done
-	if !poll(30*time.Second, 20*time.Millisecond, func() bool { return metricValue(t, b.metrics, "yarn_sidecar_leader") == 1 }) {
+	if !testutil.Poll(30*time.Second, 20*time.Millisecond, func() bool { return metricValue(t, b.metrics, "yarn_sidecar_leader") == 1 }) {
 		t.Fatalf("the standby did not take over within 30 s:\n%s", b.out.String())
 	}
 	takeover := time.Since(killed)
-	if !poll(60*time.Second, 100*time.Millisecond, func() bool {
+	if !testutil.Poll(60*time.Second, 100*time.Millisecond, func() bool {
 		rm.Step(5 * time.Second)
 		return lastApplied(t, b.audit) != nil
 	}) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/internal/testutil"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
 
@@ -136,7 +137,7 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 	func() {
 		rctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		var out syncBuffer
+		var out testutil.SyncBuffer
 		done := make(chan error, 1)
 		go func() {
 			root := newRootCmd()
@@ -145,7 +146,7 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 			root.SetErr(io.Discard)
 			done <- root.ExecuteContext(rctx)
 		}()
-		if !poll(30*time.Second, 50*time.Millisecond, func() bool { return strings.HasSuffix(out.String(), "\n") }) {
+		if !testutil.Poll(30*time.Second, 50*time.Millisecond, func() bool { return strings.HasSuffix(out.String(), "\n") }) {
 			t.Fatal("run printed nothing in 30 s")
 		}
 		cancel()

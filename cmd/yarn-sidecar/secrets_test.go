@@ -23,6 +23,7 @@ import (
 	"github.com/jcmturner/gokrb5/v8/service"
 	"github.com/jcmturner/gokrb5/v8/spnego"
 
+	"github.com/yarn-sidecar/yarn-sidecar/internal/testutil"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
@@ -104,7 +105,7 @@ func startKDC(t *testing.T) (krb5conf, clientKeytab, httpKeytab string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = kdc.Process.Kill(); _ = kdc.Wait() })
-	if !poll(20*time.Second, 50*time.Millisecond, func() bool {
+	if !testutil.Poll(20*time.Second, 50*time.Millisecond, func() bool {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err == nil {
 			c.Close()
@@ -208,7 +209,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 	defer func() { _ = cmd.Process.Kill(); <-done }()
 	re := regexp.MustCompile(`metrics at (http://\S+)/metrics`)
 	var base string
-	if !poll(30*time.Second, 50*time.Millisecond, func() bool {
+	if !testutil.Poll(30*time.Second, 50*time.Millisecond, func() bool {
 		if m := re.FindStringSubmatch(out.String()); m != nil {
 			base = m[1]
 		}
@@ -216,7 +217,7 @@ func TestSecretsNeverLeave(t *testing.T) {
 	}) {
 		t.Fatalf("daemon did not start:\n%s", out.String())
 	}
-	if !poll(60*time.Second, 100*time.Millisecond, func() bool {
+	if !testutil.Poll(60*time.Second, 100*time.Millisecond, func() bool {
 		c.Step(20 * time.Second)
 		krm.mu.Lock()
 		n := krm.cookie

@@ -1,42 +1,23 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/hdfs"
+	"github.com/yarn-sidecar/yarn-sidecar/internal/testutil"
 )
-
-// syncBuffer is an io.Writer the test can read while serve writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // startYarnsim runs serve until the test ends and returns what it printed
 // once both addresses are out.
 func startYarnsim(t *testing.T, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &syncBuffer{}
+	out := &testutil.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, args, out) }()
 	t.Cleanup(func() {
@@ -45,16 +26,16 @@ func startYarnsim(t *testing.T, args ...string) string {
 			t.Errorf("serve: %v", err)
 		}
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(out.String(), "NameNode at") {
-		if time.Now().After(deadline) {
-			t.Fatalf("yarnsim printed no addresses in 10 s: %q", out.String())
-		}
+	printed := testutil.Poll(10*time.Second, 10*time.Millisecond, func() bool {
 		select {
 		case err := <-done:
 			t.Fatalf("serve ended: %v (%q)", err, out.String())
-		case <-time.After(10 * time.Millisecond):
+		default:
 		}
+		return strings.Contains(out.String(), "NameNode at")
+	})
+	if !printed {
+		t.Fatalf("yarnsim printed no addresses in 10 s: %q", out.String())
 	}
 	return out.String()
 }
@@ -90,19 +71,17 @@ func TestServeRMAndHDFS(t *testing.T) {
 	}
 	defer c.Close()
 	// The jobs' input files appear as the scenario submits them.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	var readErr error
+	found := testutil.Poll(10*time.Second, 20*time.Millisecond, func() bool {
 		ents, err := c.Namespace().ReadDir("/")
-		if err != nil {
-			t.Fatalf("HDFS / on the mini NameNode: %v", err)
-		}
-		if len(ents) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no input files on the mini NameNode after 10 s (100 virtual minutes)")
-		}
-		time.Sleep(20 * time.Millisecond)
+		readErr = err
+		return err != nil || len(ents) > 0
+	})
+	if readErr != nil {
+		t.Fatalf("HDFS / on the mini NameNode: %v", readErr)
+	}
+	if !found {
+		t.Fatal("no input files on the mini NameNode after 10 s (100 virtual minutes)")
 	}
 }
 

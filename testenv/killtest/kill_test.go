@@ -31,6 +31,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/internal/killpoint"
+	"github.com/yarn-sidecar/yarn-sidecar/internal/testutil"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
@@ -82,21 +83,6 @@ func (d *daemon) kill(t *testing.T) {
 	}
 }
 
-// poll checks cond every interval until it holds or timeout passes.
-func poll(timeout, every time.Duration, cond func() bool) bool {
-	deadline := time.After(timeout)
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-deadline:
-			return false
-		case <-tick.C:
-		}
-	}
-	return true
-}
-
 func TestKillAnywhere(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the binary")
@@ -145,7 +131,7 @@ func TestKillAnywhere(t *testing.T) {
 		// Virtual time moves while we wait, so jobs progress, finish (history
 		// writes) and the plan changes (PUTs).
 		step := func() { rm.Step(time.Second) }
-		if !poll(30*time.Second, 50*time.Millisecond, func() bool { step(); return started.MatchString(d.stdout.String()) || exited(d) }) {
+		if !testutil.Poll(30*time.Second, 50*time.Millisecond, func() bool { step(); return started.MatchString(d.stdout.String()) || exited(d) }) {
 			d.kill(t)
 			t.Fatalf("kill %d: daemon did not start in 30 s:\n%s", i, d.stderr.String())
 		}
@@ -156,7 +142,7 @@ func TestKillAnywhere(t *testing.T) {
 		// the previous kill is recorded (the new process may already have
 		// written its own intent and lines after that record).
 		if pending != nil {
-			if !poll(10*time.Second, 20*time.Millisecond, func() bool { return reconciled(t, audit, linesBefore, pending) }) {
+			if !testutil.Poll(10*time.Second, 20*time.Millisecond, func() bool { return reconciled(t, audit, linesBefore, pending) }) {
 				t.Fatalf("kill %d: restart did not record the interrupted attempt (cycle %d, version %d)", i, pending.Cycle, pending.VersionBefore)
 			}
 			reconciledN++
@@ -166,8 +152,8 @@ func TestKillAnywhere(t *testing.T) {
 		if point == "" {
 			label = "random"
 			wait := time.Duration(rng.Int63n(int64(2500 * time.Millisecond)))
-			poll(wait, 50*time.Millisecond, func() bool { step(); return false })
-		} else if poll(20*time.Second, 20*time.Millisecond, func() bool {
+			testutil.Poll(wait, 50*time.Millisecond, func() bool { step(); return false })
+		} else if testutil.Poll(20*time.Second, 20*time.Millisecond, func() bool {
 			step()
 			return strings.Contains(d.stderr.String(), "paused at kill point "+point)
 		}) {
@@ -210,7 +196,7 @@ func TestKillAnywhere(t *testing.T) {
 	defer d.kill(t)
 	metricsRe := regexp.MustCompile(`metrics at (http://\S+/metrics)`)
 	var metricsURL string
-	if !poll(60*time.Second, 100*time.Millisecond, func() bool {
+	if !testutil.Poll(60*time.Second, 100*time.Millisecond, func() bool {
 		rm.Step(time.Second)
 		if m := metricsRe.FindStringSubmatch(d.stdout.String()); m != nil {
 			metricsURL = m[1]
@@ -219,7 +205,7 @@ func TestKillAnywhere(t *testing.T) {
 	}) {
 		t.Fatalf("the daemon did not start after the last kill:\n%s", d.stderr.String())
 	}
-	if !poll(60*time.Second, 100*time.Millisecond, func() bool {
+	if !testutil.Poll(60*time.Second, 100*time.Millisecond, func() bool {
 		rm.Step(time.Second)
 		return cycles(metricsURL) >= 2
 	}) {
