@@ -29,15 +29,10 @@ func benchObserve(o Options) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := sim.NewCluster(sc, 1)
+	c, err := warmCluster(o, sc)
 	if err != nil {
 		return nil, err
 	}
-	warm := 30 * time.Minute
-	if o.Quick {
-		warm = 5 * time.Minute
-	}
-	c.RunUntil(c.Now().Add(warm))
 	srv := httptest.NewServer(c.Handler())
 	defer srv.Close()
 	client, err := yarn.New(yarn.Config{RMAddresses: []string{srv.URL}, Timeout: time.Minute, MaxResponseBytes: 1 << 30})

@@ -153,15 +153,10 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := sim.NewCluster(sc, 1)
+	c, err := warmCluster(o, sc)
 	if err != nil {
 		return nil, err
 	}
-	warm := 30 * time.Minute
-	if o.Quick {
-		warm = 5 * time.Minute
-	}
-	c.RunUntil(c.Now().Add(warm))
 	meter := &rmMeter{h: c.Handler()}
 	srv := httptest.NewServer(meter)
 	defer srv.Close()
@@ -334,4 +329,19 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 			Ratio: fmt.Sprintf("%.0f%% of the cycle", 100*s.d.Seconds()/cyM.Wall.Seconds())})
 	}
 	return rows, nil
+}
+
+// warmCluster builds a scenario's cluster (seed 1) and runs it 30 virtual
+// minutes (5 with -quick), so apps, containers and history are in flight.
+func warmCluster(o Options, sc *sim.Scenario) (*sim.Cluster, error) {
+	c, err := sim.NewCluster(sc, 1)
+	if err != nil {
+		return nil, err
+	}
+	warm := 30 * time.Minute
+	if o.Quick {
+		warm = 5 * time.Minute
+	}
+	c.RunUntil(c.Now().Add(warm))
+	return c, nil
 }
