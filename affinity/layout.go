@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -271,7 +272,7 @@ func PlanLayout(nodes []LayoutNode, classes []LayoutClass, opt LayoutOptions) (L
 			}
 			lp.Classes = append(lp.Classes, c.Name)
 			fill += f
-			if c.Queue != "" && !contains(lp.Queues, c.Queue) {
+			if c.Queue != "" && !slices.Contains(lp.Queues, c.Queue) {
 				lp.Queues = append(lp.Queues, c.Queue)
 			}
 			why = append(why, fmt.Sprintf("%s runs %.1f× faster on %s than on its best other type (reads counted); the flow gives it %d of %s's %d slots", c.Name, speedup, t, f, t, slots[t]))
@@ -342,7 +343,7 @@ func explore(nodes []LayoutNode, classes []LayoutClass, types []string, bulk str
 				break
 			}
 			lp.Classes = append(lp.Classes, c.Name)
-			if c.Queue != "" && !contains(lp.Queues, c.Queue) {
+			if c.Queue != "" && !slices.Contains(lp.Queues, c.Queue) {
 				lp.Queues = append(lp.Queues, c.Queue)
 			}
 		}
@@ -378,13 +379,4 @@ func hasType(ls []LabelPlan, t string) bool {
 // class's best type, per mille.
 func slowdownCost(seconds, best float64) int64 {
 	return int64(math.Round(costScale * (seconds/best - 1)))
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

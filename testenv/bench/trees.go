@@ -238,16 +238,7 @@ func unbounded(cfg *sidecar.Config) {
 }
 
 func isTraceMissing(err error) bool {
-	return err != nil && contains(err.Error(), sim.ErrTraceMissing.Error())
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
+	return err != nil && strings.Contains(err.Error(), sim.ErrTraceMissing.Error())
 }
 
 // nestedFamily is what a skilled admin would try by hand on a nested tree
