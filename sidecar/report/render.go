@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -249,8 +251,8 @@ func Render(w io.Writer, st sidecar.Status, opts Options) error {
 		}
 		byClass[r.Class][r.NodeType] = r
 	}
-	v.Types = sortedKeys(types)
-	for _, c := range sortedKeys(byClass) {
+	v.Types = slices.Sorted(maps.Keys(types))
+	for _, c := range slices.Sorted(maps.Keys(byClass)) {
 		row := heatRow{Class: c}
 		for _, t := range v.Types {
 			cell, ok := byClass[c][t]
@@ -264,7 +266,7 @@ func Render(w io.Writer, st sidecar.Status, opts Options) error {
 	for _, j := range st.Jobs {
 		v.Queues[j.Queue] = append(v.Queues[j.Queue], j)
 	}
-	v.QNames = sortedKeys(v.Queues)
+	v.QNames = slices.Sorted(maps.Keys(v.Queues))
 	for i := len(st.Plans) - 1; i >= 0; i-- { // newest first
 		v.Why = append(v.Why, explain(st.Plans[i]))
 	}
@@ -354,7 +356,7 @@ func partitionCharts(st sidecar.Status, mins func(time.Time) float64) []partitio
 		}
 	}
 	out := []partitionChart{}
-	for i, p := range sortedKeys(parts) {
+	for i, p := range slices.Sorted(maps.Keys(parts)) {
 		pc := partitionChart{ID: fmt.Sprintf("part%d", i), Name: partitionName(p), Queues: []queueSteps{}}
 		for k, s := range series {
 			if k.p == p && (nonZero(s.Steps) || nonZero(s.Used) || (s.AdminAbs != nil && *s.AdminAbs > 0)) {
@@ -389,7 +391,7 @@ func shareCharts(st sidecar.Status, mins func(time.Time) float64) []shareChart {
 		}
 	}
 	out := []shareChart{}
-	for i, q := range sortedKeys(queues) {
+	for i, q := range slices.Sorted(maps.Keys(queues)) {
 		sc := shareChart{ID: fmt.Sprintf("share%d", i), Queue: q, PS: []xy{}, Fair: []xy{}}
 		type pt struct {
 			t        time.Time
@@ -466,7 +468,7 @@ func classRows(o *Outcomes) ([]classRow, boxChart) {
 	}
 	var rows []classRow
 	maxV := 0.0
-	for _, c := range sortedKeys(classes) {
+	for _, c := range slices.Sorted(maps.Keys(classes)) {
 		r := classRow{Class: c, Base: quantiles(base[c]), Steered: quantiles(steered[c])}
 		if r.Base.N > 0 && r.Steered.N > 0 && r.Base.P50 > 0 {
 			r.Ratio, r.HasRatio = r.Steered.P50/r.Base.P50, true
@@ -632,7 +634,7 @@ func churn(plans []sidecar.PlanRecord) []queueChurn {
 		}
 	}
 	out := []queueChurn{}
-	for _, k := range sortedKeys(by) {
+	for _, k := range slices.Sorted(maps.Keys(by)) {
 		out = append(out, *by[k])
 	}
 	return out
@@ -735,15 +737,6 @@ func fmtMinutes(m float64) string {
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), s)
 	}
 	return fmt.Sprintf("%dm", int(d.Minutes()))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // heatColor maps a rate ratio to a background colour: white at 1×, deeper

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -140,7 +142,7 @@ func StatusOf(st sidecar.Status) StatusDoc {
 		r.PS += j.PS
 		r.FairPS += j.FairShare
 	}
-	for _, name := range sortedKeys(rows) {
+	for _, name := range slices.Sorted(maps.Keys(rows)) {
 		r := rows[name]
 		rank := func(p string) string { // default first, then by name
 			if p == "default" {

@@ -3,7 +3,9 @@ package rmweb
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -100,7 +102,7 @@ func weightValue(m schedconf.Mutation) (string, bool) {
 	check := func(params map[string]string) (string, bool) {
 		// The default partition's capacity is parsed first (recorded:
 		// capacity=2w with gpu 3w reports "2w").
-		keys := append([]string{"capacity", "maximum-capacity"}, sortedParamKeys(params)...)
+		keys := append([]string{"capacity", "maximum-capacity"}, slices.Sorted(maps.Keys(params))...)
 		for _, k := range keys {
 			v := strings.TrimSpace(params[k])
 			if (k == "capacity" || k == "maximum-capacity" || strings.HasSuffix(k, ".capacity") || strings.HasSuffix(k, ".maximum-capacity")) &&

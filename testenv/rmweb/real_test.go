@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -80,14 +81,14 @@ func shapeDiff(path string, real, mini any, out *[]string) {
 		return
 	}
 	r, m := real.(map[string]any), mini.(map[string]any)
-	for _, k := range sortedKeys(r) {
+	for _, k := range slices.Sorted(maps.Keys(r)) {
 		if _, ok := m[k]; !ok {
 			*out = append(*out, fmt.Sprintf("%s.%s: missing in mini", path, k))
 			continue
 		}
 		shapeDiff(path+"."+k, r[k], m[k], out)
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if _, ok := r[k]; !ok {
 			*out = append(*out, fmt.Sprintf("%s.%s: only in mini", path, k))
 		}
@@ -110,15 +111,6 @@ func mergeElems(l []any) any {
 		}
 	}
 	return merged
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func TestShapeDiff(t *testing.T) {

@@ -3,7 +3,6 @@ package rmweb
 import (
 	"io"
 	"net/http"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -199,13 +198,4 @@ func (h *handler) schedConfVersion(w http.ResponseWriter, r *http.Request) {
 	_, v := h.s.SchedulerConf()
 	// Jersey's default JSON writes the long as a string (recorded).
 	writeJSON(w, map[string]any{"versionID": strconv.FormatInt(v, 10)})
-}
-
-func sortedParamKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
