@@ -201,17 +201,21 @@ func answeredWithVerdict(err error) bool {
 
 // noVerdictReason names why validate gave no verdict this time.
 func noVerdictReason(err error) string {
-	r := unavailableReason(err)
-	if i := strings.Index(r, "; a no-op mutation"); i >= 0 {
-		r = r[:i] + ": " + r[strings.Index(r, "too: ")+len("too: "):]
-	}
-	return "the RM could not validate this time (" + r + ")"
+	cause, msg := validateFailure(err)
+	return fmt.Sprintf("the RM could not validate this time (%s: %s)", cause, msg)
 }
 
-// unavailableReason says why validate could not validate a no-op. The
-// message patterns only name the likely cause; the decision was the probe's.
+// unavailableReason says why validate could not validate a no-op.
 func unavailableReason(err error) string {
-	msg := err.Error()
+	cause, msg := validateFailure(err)
+	return fmt.Sprintf("%s; a no-op mutation fails validation too: %s", cause, msg)
+}
+
+// validateFailure names the likely cause of a failed validate and its
+// message, cut to 400 characters. The patterns only name the cause; what
+// the applier does was decided by the status or the no-op probe.
+func validateFailure(err error) (cause, msg string) {
+	msg = err.Error()
 	var status int
 	var re *yarn.RemoteError
 	var mr *yarn.MutationRejectedError
@@ -222,7 +226,7 @@ func unavailableReason(err error) string {
 		status = mr.Status
 	}
 	var ne net.Error
-	cause := "validate fails"
+	cause = "validate fails"
 	switch {
 	case strings.Contains(msg, "already held by process") || strings.Contains(msg, "DBException"):
 		cause = "the leveldb configuration store: Hadoop's validator opens the store a second time and cannot take its lock"
@@ -241,5 +245,5 @@ func unavailableReason(err error) string {
 	if len(msg) > max {
 		msg = msg[:max] + "…"
 	}
-	return fmt.Sprintf("%s; a no-op mutation fails validation too: %s", cause, msg)
+	return cause, msg
 }
