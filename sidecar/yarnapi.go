@@ -24,6 +24,9 @@ type YARN struct {
 	// per-node listings of the rest (yarn.ObserveOptions).
 	NodeType      func(cluster.Node) string
 	ListingBudget int
+	// JobBudget bounds the AM requests for running jobs per observe
+	// (yarn.ObserveOptions.JobBudget; 0: its default).
+	JobBudget int
 }
 
 var (
@@ -43,7 +46,7 @@ func (y YARN) Observe(ctx context.Context, now time.Time) (cluster.Snapshot, err
 	if y.RMClock {
 		now = time.Time{}
 	}
-	return y.Client.Observe(ctx, yarn.ObserveOptions{Now: now, Jobs: y.Jobs, NodeType: y.NodeType, ListingBudget: y.ListingBudget})
+	return y.Client.Observe(ctx, yarn.ObserveOptions{Now: now, Jobs: y.Jobs, NodeType: y.NodeType, ListingBudget: y.ListingBudget, JobBudget: y.JobBudget})
 }
 
 // SchedulerConf reads the live scheduler configuration.

@@ -9,10 +9,12 @@ import (
 
 // jobCache keeps each running MapReduce app's job (read from its AM, two
 // requests, one of them the list of every map task) between snapshots. An
-// entry is reused while what the RM says of the app — its progress (the
-// AM's own, from its heartbeat), running containers and allocation — is
-// what it was when the job was read: then no task started or finished
-// since. It is still re-read after PlacementMaxAge.
+// entry is reused for free while what the RM says of the app — its
+// progress (the AM's own, from its heartbeat), running containers and
+// allocation — is what it was when the job was read: then no task started
+// or finished since. A changed app's entry is reused too when the cycle's
+// job budget went to other apps (see planJobReads), but never past
+// PlacementMaxAge.
 type jobCache struct {
 	mu sync.Mutex
 	m  map[string]jobEntry
@@ -26,23 +28,50 @@ type jobEntry struct {
 	job        *cluster.Job
 }
 
-func (c *jobCache) get(a *cluster.App, now time.Time, maxAge time.Duration) (*cluster.Job, bool) {
+// jobMaxAge resolves ObserveOptions.PlacementMaxAge for jobs: 0 is the
+// default; negative means no reuse (ok false).
+func jobMaxAge(maxAge time.Duration) (time.Duration, bool) {
 	if maxAge == 0 {
 		maxAge = defaultPlacementMaxAge
 	}
-	if maxAge < 0 {
-		return nil, false
-	}
+	return maxAge, maxAge > 0
+}
+
+// entry is the app's cached job, if any (whatever its age).
+func (c *jobCache) entry(id string) (jobEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.m[a.ID]
-	if !ok || e.progress != a.Progress || e.containers != a.RunningContainers || e.allocated != a.Allocated ||
-		now.Sub(e.read) > maxAge || now.Before(e.read) {
+	e, ok := c.m[id]
+	return e, ok
+}
+
+// young reports whether the entry may be reused at now.
+func (e jobEntry) young(now time.Time, maxAge time.Duration) bool {
+	age, ok := jobMaxAge(maxAge)
+	return ok && !now.Before(e.read) && now.Sub(e.read) <= age
+}
+
+// unchanged reports whether the RM shows the app as it was at the read.
+func (e jobEntry) unchanged(a *cluster.App) bool {
+	return e.progress == a.Progress && e.containers == a.RunningContainers && e.allocated == a.Allocated
+}
+
+// copyJob is the entry's job for one snapshot: consumers may not share the
+// cached job's slices' backing arrays for writing.
+func (e jobEntry) copyJob() *cluster.Job {
+	j := *e.job
+	j.RunningMaps = append([]float64(nil), e.job.RunningMaps...)
+	return &j
+}
+
+// get is the app's job when it may be reused for free: unchanged and
+// young.
+func (c *jobCache) get(a *cluster.App, now time.Time, maxAge time.Duration) (*cluster.Job, bool) {
+	e, ok := c.entry(a.ID)
+	if !ok || !e.unchanged(a) || !e.young(now, maxAge) {
 		return nil, false
 	}
-	j := *e.job // a copy: consumers may not share the cached job's slices' backing arrays for writing
-	j.RunningMaps = append([]float64(nil), e.job.RunningMaps...)
-	return &j, true
+	return e.copyJob(), true
 }
 
 func (c *jobCache) put(a *cluster.App, now time.Time, j *cluster.Job) {

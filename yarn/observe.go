@@ -38,6 +38,15 @@ type ObserveOptions struct {
 	// when NodeType is set (two per app; default 400; negative: no bound).
 	// Apps over it are estimated from their partition's type mix.
 	ListingBudget int
+	// JobBudget bounds the AM requests of one observe with Jobs (two per
+	// job; default 400; negative: no bound). Jobs are read in priority
+	// order — apps with a completion goal (JobFirst), then apps never
+	// read, then the stalest reads; the others keep their last read while
+	// younger than PlacementMaxAge or go without one, as App.JobView says.
+	JobBudget int
+	// JobFirst marks apps whose job is read before all others (nil: apps
+	// tagged deadline=...).
+	JobFirst func(cluster.App) bool
 }
 
 // Observe reads one snapshot: nodes, partitions (computed from the nodes and
@@ -104,15 +113,28 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		listApp = func(i int) bool { return chosen[i] }
 	}
 
+	// Which running jobs are read from their AMs: within the job budget.
+	readJob := func(int) bool { return false }
+	if opts.Jobs {
+		if opts.JobBudget == 0 {
+			opts.JobBudget = DefaultJobBudget
+		}
+		chosen := make(map[int]bool)
+		for _, i := range c.jobs.planJobReads(snap.Apps, snap.Time, opts.PlacementMaxAge, opts.JobBudget, opts.JobFirst) {
+			chosen[i] = true
+		}
+		readJob = func(i int) bool { return chosen[i] }
+	}
+
 	sem := make(chan struct{}, opts.Concurrency)
 	var mu sync.Mutex
 	for i := range snap.Apps {
-		list := listApp(i)
-		if !list && !(opts.Jobs && snap.Apps[i].Type == "MAPREDUCE") {
+		list, job := listApp(i), readJob(i)
+		if !list && !job {
 			continue
 		}
 		wg.Add(1)
-		go func(a *cluster.App) {
+		go func(a *cluster.App, list, job bool) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -136,23 +158,21 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 				}
 				mu.Unlock()
 			}
-			if opts.Jobs && a.Type == "MAPREDUCE" {
-				j, cached := c.jobs.get(a, snap.Time, opts.PlacementMaxAge)
-				var err error
-				if !cached {
-					if j, err = c.RunningJob(ctx, *a); err == nil {
-						c.jobs.put(a, snap.Time, j)
-					}
+			if job {
+				j, err := c.RunningJob(ctx, *a)
+				if err == nil {
+					c.jobs.put(a, snap.Time, j)
 				}
 				mu.Lock()
 				if err != nil {
 					snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " job", Endpoint: "/proxy/" + a.ID + "/ws/v1/mapreduce", Err: err.Error()})
+					c.jobs.keepOrEstimate(a, snap.Time, opts.PlacementMaxAge)
 				} else {
-					a.Job = j
+					a.Job, a.JobView, a.JobReadAt = j, cluster.JobFresh, snap.Time
 				}
 				mu.Unlock()
 			}
-		}(&snap.Apps[i])
+		}(&snap.Apps[i], list, job)
 	}
 	wg.Wait()
 	c.jobs.keep(snap.Apps)
