@@ -321,6 +321,18 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 			Baseline: fmt.Sprintf("exporter scrape %s", ms(exM.Wall)),
 			Ratio:    fmt.Sprintf("%.2f× time", cyM.Wall.Seconds()/exM.Wall.Seconds()), Goal: "≤1.5 s, ≤512 MiB"},
 	}
+	// The job budget's trade-off: AM reads spent vs running MR apps.
+	views := map[cluster.JobView]int{}
+	mrApps := 0
+	for _, a := range rep.Snapshot.RunningApps() {
+		if a.Type == "MAPREDUCE" {
+			mrApps++
+			views[a.JobView]++
+		}
+	}
+	rows = append(rows, Row{Area: "scale", Name: fmt.Sprintf("%s: cycle's running-job AM reads (budget %d requests, 2 per job)", name, yarn.DefaultJobBudget),
+		Figure:   fmt.Sprintf("%d jobs read fresh (~%d requests), %d reused, %d estimated from RM progress", views[cluster.JobFresh], 2*views[cluster.JobFresh], views[cluster.JobReused], views[cluster.JobEstimated]),
+		Baseline: fmt.Sprintf("%d running MapReduce apps (%d requests to read all)", mrApps, 2*mrApps)})
 	for _, s := range []struct {
 		step string
 		d    time.Duration
