@@ -13,7 +13,7 @@ import (
 // maps' progress): 10,000 per cycle on a cluster running 5,000 apps, which
 // was 99% of a control cycle at scale-10k. Observe reads at most
 // JobBudget/2 jobs per cycle, in priority order; the others keep their
-// last read (JobReused, while it is younger than PlacementMaxAge) or go
+// last read (JobReused, while it is younger than JobMaxAge) or go
 // without a job (JobEstimated: the RM's progress only).
 
 // DefaultJobBudget is ObserveOptions.JobBudget's default: 400 requests,

@@ -13,8 +13,8 @@ import (
 // progress (the AM's own, from its heartbeat), running containers and
 // allocation — is what it was when the job was read: then no task started
 // or finished since. A changed app's entry is reused too when the cycle's
-// job budget went to other apps (see planJobReads), but never past
-// PlacementMaxAge.
+// job budget went to other apps (see planJobReads). Neither past
+// ObserveOptions.JobMaxAge.
 type jobCache struct {
 	mu sync.Mutex
 	m  map[string]jobEntry
@@ -28,11 +28,17 @@ type jobEntry struct {
 	job        *cluster.Job
 }
 
-// jobMaxAge resolves ObserveOptions.PlacementMaxAge for jobs: 0 is the
-// default; negative means no reuse (ok false).
+// defaultJobMaxAge is ObserveOptions.JobMaxAge's default. At the default
+// budget (200 jobs a cycle) and interval (30 s), 15 minutes is 30 cycles,
+// 6,000 reads: every job of a cluster running 5,000 (scale-10k) is read
+// again before its last read expires.
+const defaultJobMaxAge = 15 * time.Minute
+
+// jobMaxAge resolves ObserveOptions.JobMaxAge: 0 is the default; negative
+// means no reuse (ok false).
 func jobMaxAge(maxAge time.Duration) (time.Duration, bool) {
 	if maxAge == 0 {
-		maxAge = defaultPlacementMaxAge
+		maxAge = defaultJobMaxAge
 	}
 	return maxAge, maxAge > 0
 }
@@ -62,16 +68,6 @@ func (e jobEntry) copyJob() *cluster.Job {
 	j := *e.job
 	j.RunningMaps = append([]float64(nil), e.job.RunningMaps...)
 	return &j
-}
-
-// get is the app's job when it may be reused for free: unchanged and
-// young.
-func (c *jobCache) get(a *cluster.App, now time.Time, maxAge time.Duration) (*cluster.Job, bool) {
-	e, ok := c.entry(a.ID)
-	if !ok || !e.unchanged(a) || !e.young(now, maxAge) {
-		return nil, false
-	}
-	return e.copyJob(), true
 }
 
 func (c *jobCache) put(a *cluster.App, now time.Time, j *cluster.Job) {

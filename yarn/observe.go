@@ -22,8 +22,7 @@ type ObserveOptions struct {
 	Jobs bool
 	// Concurrency bounds per-app calls (default 8).
 	Concurrency int
-	// PlacementMaxAge bounds how long an app's containers-per-node (and,
-	// with Jobs, its job: while its progress is unchanged too) may be
+	// PlacementMaxAge bounds how long an app's containers-per-node may be
 	// reused while its running containers and allocation are unchanged
 	// (default 5 min; negative: always re-read). Each re-read costs two
 	// requests per app — 10,000 on a cluster running 5,000 apps.
@@ -42,8 +41,14 @@ type ObserveOptions struct {
 	// job; default 400; negative: no bound). Jobs are read in priority
 	// order — apps with a completion goal (JobFirst), then apps never
 	// read, then the stalest reads; the others keep their last read while
-	// younger than PlacementMaxAge or go without one, as App.JobView says.
+	// younger than JobMaxAge or go without one, as App.JobView says.
 	JobBudget int
+	// JobMaxAge bounds how long a job read is kept for an app not read
+	// again: for free while the RM shows the app unchanged (same progress,
+	// containers and allocation), else when the budget went to other apps
+	// (default 15 min; negative: never kept). A job's totals and sizes do
+	// not change while it runs; its counts lag by up to this much.
+	JobMaxAge time.Duration
 	// JobFirst marks apps whose job is read before all others (nil: apps
 	// tagged deadline=...).
 	JobFirst func(cluster.App) bool
@@ -120,7 +125,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 			opts.JobBudget = DefaultJobBudget
 		}
 		chosen := make(map[int]bool)
-		for _, i := range c.jobs.planJobReads(snap.Apps, snap.Time, opts.PlacementMaxAge, opts.JobBudget, opts.JobFirst) {
+		for _, i := range c.jobs.planJobReads(snap.Apps, snap.Time, opts.JobMaxAge, opts.JobBudget, opts.JobFirst) {
 			chosen[i] = true
 		}
 		readJob = func(i int) bool { return chosen[i] }
@@ -166,7 +171,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 				mu.Lock()
 				if err != nil {
 					snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " job", Endpoint: "/proxy/" + a.ID + "/ws/v1/mapreduce", Err: err.Error()})
-					c.jobs.keepOrEstimate(a, snap.Time, opts.PlacementMaxAge)
+					c.jobs.keepOrEstimate(a, snap.Time, opts.JobMaxAge)
 				} else {
 					a.Job, a.JobView, a.JobReadAt = j, cluster.JobFresh, snap.Time
 				}
