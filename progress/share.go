@@ -51,6 +51,11 @@ type Shares struct {
 	Sum   float64
 	Min   float64
 	Bound float64
+	// UsableBound is the ΣPS bound over the slots a task can actually take:
+	// each job's own task-container size, on each node's capacity minus
+	// what AM containers hold there (AMs are not in Lee's model, and a slot
+	// an AM sits on runs no task). Bound keeps the nominal slots.
+	UsableBound float64
 }
 
 // rate is CR(type, class), 1 when unknown (recorded by the caller).
@@ -99,6 +104,8 @@ func Compute(in Input) Shares {
 	// maxW[type] = max_j CR(type, j) / denom_j, for the bound.
 	maxW := map[string]float64{}
 	apps := in.Snap.RunningApps()
+	free := freeOfAMs(in.Snap, apps)
+	usableW := map[string]float64{} // node id → best slots × w(s,j) there
 	for _, a := range apps {
 		class := ""
 		if in.ClassOf != nil {
@@ -114,13 +121,7 @@ func Compute(in Input) Shares {
 			denom += float64(slots[t]) * r
 		}
 		num := 0.0
-		held := a.ContainersByType // observe placed it by type (issue 19)
-		if held == nil {
-			held = map[string]int{}
-			for nodeID, k := range a.ContainersByNode {
-				held[in.NodeType[nodeID]] += k
-			}
-		}
+		held := taskContainers(a, in.NodeType)
 		for t, k := range held {
 			r, _ := rate(in.Rates, class, t)
 			num += float64(k) * r
@@ -132,6 +133,15 @@ func Compute(in Input) Shares {
 				r, _ := rate(in.Rates, class, t)
 				maxW[t] = math.Max(maxW[t], r/denom)
 			}
+			size := taskSize(a, slot)
+			for _, n := range in.Snap.Nodes {
+				if !n.Usable() {
+					continue
+				}
+				r, _ := rate(in.Rates, class, in.NodeType[n.ID])
+				w := float64(free[n.ID].Fits(size)) * r / denom
+				usableW[n.ID] = math.Max(usableW[n.ID], w)
+			}
 		}
 		out.Sum += js.PS
 		out.Min = math.Min(out.Min, js.PS)
@@ -142,6 +152,78 @@ func Compute(in Input) Shares {
 	}
 	for _, t := range types {
 		out.Bound += float64(slots[t]) * maxW[t]
+	}
+	for _, w := range usableW {
+		out.UsableBound += w
+	}
+	return out
+}
+
+// taskContainers is S_j of eq. 4.1 per node type: the containers running
+// the job's tasks. The RM's counts (per node, per partition) include the AM
+// container, which runs no task, so one is taken off on the AM's node.
+func taskContainers(a cluster.App, nodeType map[string]string) map[string]int {
+	held := map[string]int{}
+	if a.ContainersByType != nil { // observe placed it by type (issue 19)
+		for t, k := range a.ContainersByType {
+			held[t] = k
+		}
+	} else {
+		for nodeID, k := range a.ContainersByNode {
+			held[nodeType[nodeID]] += k
+		}
+	}
+	if a.AMNodeID != "" {
+		if t := nodeType[a.AMNodeID]; held[t] > 0 {
+			held[t]--
+		}
+	}
+	return held
+}
+
+// amResource is what the app's AM container holds (amUsed summed over
+// partitions; zero when the RM does not say).
+func amResource(a cluster.App) cluster.Resource {
+	var r cluster.Resource
+	for _, u := range a.UsageByPartition {
+		r.MemoryMB += u.AMUsed.MemoryMB
+		r.VCores += u.AMUsed.VCores
+	}
+	return r
+}
+
+// taskSize is the size of one of the app's task containers, measured as
+// (allocated − AM) / (running containers − 1); def when it cannot be told.
+func taskSize(a cluster.App, def cluster.Resource) cluster.Resource {
+	am := amResource(a)
+	n := int64(a.RunningContainers - 1)
+	if a.AMNodeID == "" || am.IsZero() || n <= 0 {
+		return def
+	}
+	s := cluster.Resource{MemoryMB: (a.Allocated.MemoryMB - am.MemoryMB) / n, VCores: (a.Allocated.VCores - am.VCores) / n}
+	if s.MemoryMB <= 0 || s.VCores <= 0 {
+		return def
+	}
+	return s
+}
+
+// freeOfAMs is each usable node's capacity minus the AM containers on it.
+func freeOfAMs(snap cluster.Snapshot, apps []cluster.App) map[string]cluster.Resource {
+	out := map[string]cluster.Resource{}
+	for _, n := range snap.Nodes {
+		if n.Usable() {
+			out[n.ID] = n.Total
+		}
+	}
+	for _, a := range apps {
+		r, ok := out[a.AMNodeID]
+		if !ok {
+			continue
+		}
+		am := amResource(a)
+		r.MemoryMB = max(0, r.MemoryMB-am.MemoryMB)
+		r.VCores = max(0, r.VCores-am.VCores)
+		out[a.AMNodeID] = r
 	}
 	return out
 }

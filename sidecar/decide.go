@@ -67,7 +67,7 @@ func (r tableRates) Rate(class, typ string) (float64, bool) {
 func (d *PSDecider) status(s *decideState, dec *Decision) {
 	snap := s.Snap
 	sh := progress.Compute(progress.Input{Snap: snap, NodeType: s.Types, ClassOf: s.ClassOf, Rates: s.Rates, Slot: s.Slot})
-	dec.SumPS, dec.MinPS, dec.BoundPS = sh.Sum, sh.Min, sh.Bound
+	dec.SumPS, dec.MinPS, dec.BoundPS, dec.UsableBoundPS = sh.Sum, sh.Min, sh.Bound, sh.UsableBound
 	fair := map[string]float64{}
 	for _, qp := range s.Plan.Queues {
 		fair[qp.Path] = qp.FairShare

@@ -36,6 +36,9 @@ type Decision struct {
 	SumPS   float64
 	MinPS   float64
 	BoundPS float64
+	// UsableBoundPS is the ΣPS bound over slots a task can take (each
+	// job's task size, AM containers' resources taken off).
+	UsableBoundPS float64
 	// Deadlines is the per-queue deadline report the decision used.
 	Deadlines []deadline.QueueReport
 	// Globals are scheduler-wide properties the plan needs.

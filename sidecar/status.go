@@ -114,11 +114,13 @@ type Coverage struct {
 
 // PSPoint is ΣPS, min PS and each job's PS at one cycle.
 type PSPoint struct {
-	Time  time.Time          `json:"time"`
-	SumPS float64            `json:"sumPS"`
-	MinPS float64            `json:"minPS"`
-	Bound float64            `json:"bound"`
-	Jobs  map[string]float64 `json:"jobs"` // app id → PS
+	Time  time.Time `json:"time"`
+	SumPS float64   `json:"sumPS"`
+	MinPS float64   `json:"minPS"`
+	Bound float64   `json:"bound"`
+	// UsableBound is the bound over usable slots (progress.Shares).
+	UsableBound float64            `json:"usableBound,omitempty"`
+	Jobs        map[string]float64 `json:"jobs"` // app id → PS
 	// Queues and Shares are each queue's guarantee, use and PS this cycle.
 	Queues []QueuePoint `json:"queues,omitempty"`
 	Shares []QueueShare `json:"shares,omitempty"`

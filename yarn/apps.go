@@ -71,7 +71,8 @@ func (a appJSON) app() cluster.App {
 	out := cluster.App{ID: a.ID, Name: a.Name, User: a.User, Queue: a.Queue, State: cluster.AppState(a.State), Type: a.ApplicationType,
 		Priority: int(a.Priority), Tags: tags, Progress: float64(a.Progress), StartedTime: msTime(int64(a.StartedTime)), FinishedTime: msTime(int64(a.FinishedTime)),
 		TrackingURL: a.TrackingURL, NodeLabelExpression: a.AppNodeLabelExpression,
-		Allocated: cluster.Resource{MemoryMB: int64(a.AllocatedMB), VCores: int64(a.AllocatedVCores)}, RunningContainers: int(a.RunningContainers)}
+		Allocated: cluster.Resource{MemoryMB: int64(a.AllocatedMB), VCores: int64(a.AllocatedVCores)}, RunningContainers: int(a.RunningContainers),
+		AMNodeID: a.MasterNodeID}
 	if p := (cluster.AppPreemption{Resource: cluster.Resource{MemoryMB: int64(a.PreemptedResourceMB), VCores: int64(a.PreemptedResourceVCores)},
 		NonAMContainers: int(a.NumNonAMContainerPreempted), AMContainers: int(a.NumAMContainerPreempted),
 		MemorySeconds: int64(a.PreemptedMemorySeconds), VCoreSeconds: int64(a.PreemptedVcoreSeconds)}); p != (cluster.AppPreemption{}) {

@@ -173,6 +173,7 @@ func steeringRows(sc string, runs *experiment.Comparison) ([]Row, error) {
 				share += s / b / float64(n)
 			}
 			row("ΣPS while both jobs run, share of its upper bound", fmt.Sprintf("%.1f%%", 100*share), "", "", "reach the bound")
+			row("ΣPS while both jobs run, share of the usable-capacity bound (usable.go)", fmt.Sprintf("%.1f%%", 100*meanUsableShare(runs.Sidecar)), "", "", "")
 		}
 	default:
 		stock := meanOver(runs.Stock, func(r experiment.Result) float64 { return meanJobTime(r).Seconds() })

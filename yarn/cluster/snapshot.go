@@ -176,6 +176,9 @@ type App struct {
 	NodeLabelExpression string    `json:"nodeLabelExpression,omitempty"`
 	Allocated           Resource  `json:"allocated"`
 	RunningContainers   int       `json:"runningContainers"`
+	// AMNodeID is the node id of the app's AM container (the RM's
+	// masterNodeId); empty before the AM is placed.
+	AMNodeID string `json:"amNodeId,omitempty"`
 	// ContainersByNode counts the containers the app holds per node id, from
 	// its running task attempts plus its AM container.
 	ContainersByNode map[string]int `json:"containersByNode,omitempty"`
