@@ -192,9 +192,13 @@ func amResource(a cluster.App) cluster.Resource {
 	return r
 }
 
-// taskSize is the size of one of the app's task containers, measured as
-// (allocated − AM) / (running containers − 1); def when it cannot be told.
+// taskSize is the size of one of the app's task containers: the job's map
+// request when the job was read, else measured as (allocated − AM) /
+// (running containers − 1), else def (a stand-in: the configured slot).
 func taskSize(a cluster.App, def cluster.Resource) cluster.Resource {
+	if a.Job != nil && !a.Job.ContainerSize.IsZero() {
+		return a.Job.ContainerSize
+	}
 	am := amResource(a)
 	n := int64(a.RunningContainers - 1)
 	if a.AMNodeID == "" || am.IsZero() || n <= 0 {

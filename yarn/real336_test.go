@@ -109,6 +109,10 @@ func TestReal336Observe(t *testing.T) {
 	if !reflect.DeepEqual(a3.ContainersByNode, map[string]int{"gpunode:45451": 7}) || !reflect.DeepEqual(a4.ContainersByNode, map[string]int{"cpunode:45452": 7}) {
 		t.Errorf("containers by node: 0003 %v, 0004 %v", a3.ContainersByNode, a4.ContainersByNode)
 	}
+	// masterNodeId: the AM container's node (progress takes it off S_j).
+	if a3.AMNodeID != "gpunode:45451" || a4.AMNodeID != "cpunode:45452" {
+		t.Errorf("AM nodes: 0003 %q, 0004 %q", a3.AMNodeID, a4.AMNodeID)
+	}
 	if a4.Allocated.MemoryMB != 3840 || a4.RunningContainers != 7 || a4.Progress != 12.503749 || !reflect.DeepEqual(a4.Tags, []string{"jobclass=sort"}) {
 		t.Errorf("app 0004 %+v", a4)
 	}
