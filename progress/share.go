@@ -211,6 +211,13 @@ func taskSize(a cluster.App, def cluster.Resource) cluster.Resource {
 	return s
 }
 
+// NodesFreeOfAMs is each usable node's capacity minus what the running
+// apps' AM containers hold on it: what tasks can ever use there while those
+// AMs run (the RM's preemption takes AMs last).
+func NodesFreeOfAMs(snap cluster.Snapshot) map[string]cluster.Resource {
+	return freeOfAMs(snap, snap.RunningApps())
+}
+
 // freeOfAMs is each usable node's capacity minus the AM containers on it.
 func freeOfAMs(snap cluster.Snapshot, apps []cluster.App) map[string]cluster.Resource {
 	out := map[string]cluster.Resource{}

@@ -54,6 +54,7 @@ type decideStep interface {
 func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 	return []decideStep{
 		slotsStep{},
+		amSlotsStep{}, // step_amslots.go: slots under AMs run no task
 		ratesStep{ReadCost: d.ReadCost},
 		demandStep{Queues: d.Queues, Seen: seen},
 		deadlineStep{Models: d.Models, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
