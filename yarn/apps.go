@@ -2,12 +2,12 @@ package yarn
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -109,7 +109,7 @@ type appsStream struct {
 	missing int // index of the first app without an id, or -1
 }
 
-func (s *appsStream) decodeStream(dec *json.Decoder) error {
+func (s *appsStream) decodeStream(dec *jsontext.Decoder) error {
 	s.apps, s.missing = nil, -1 // a retry starts over
 	i := 0
 	return decodeListAt(dec, []string{"apps", "app"}, func(a *appJSON) error {

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/go-resty/resty/v2"
 	"github.com/hashicorp/go-hclog"
 )
@@ -380,7 +381,7 @@ func (c *Client) readAll(method, u string, body io.Reader) ([]byte, error) {
 // streamDecoder is a value that decodes itself from a JSON stream, element
 // by element, instead of from a whole body (the large list answers).
 type streamDecoder interface {
-	decodeStream(dec *json.Decoder) error
+	decodeStream(dec *jsontext.Decoder) error
 }
 
 // answer turns a final (non-redirect) response into v or an error. A 2xx
@@ -429,17 +430,26 @@ func (c *Client) answer(method, u string, status int, hdr http.Header, body io.R
 		if strings.Contains(ct, "text/html") || first == '<' {
 			return badAnswer{fmt.Errorf("%s %s: expected JSON, got %s (a login page or a standby RM?)", method, u, orUnknown(ct))}
 		}
-		dec := json.NewDecoder(br)
 		if sd, ok := v.(streamDecoder); ok {
+			dec := newStreamDecoder(br)
 			err = sd.decodeStream(dec)
+			if err == nil {
+				if _, terr := dec.ReadToken(); terr != io.EOF {
+					err = fmt.Errorf("data after the JSON value")
+					if terr != nil {
+						err = terr
+					}
+				}
+			}
 		} else {
+			dec := json.NewDecoder(br)
 			err = dec.Decode(v)
-		}
-		if err == nil {
-			if _, terr := dec.Token(); terr != io.EOF {
-				err = fmt.Errorf("data after the JSON value")
-				if terr != nil {
-					err = terr
+			if err == nil {
+				if _, terr := dec.Token(); terr != io.EOF {
+					err = fmt.Errorf("data after the JSON value")
+					if terr != nil {
+						err = terr
+					}
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -33,6 +34,15 @@ type gpuEntry struct {
 }
 
 var gpuResource = []byte(`"yarn.io/gpu"`)
+
+// UnmarshalJSONFrom reads the value in place from a stream (stream.go).
+func (g *gpuCount) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	b, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	return atField(dec, g.UnmarshalJSON(b))
+}
 
 func (g *gpuCount) UnmarshalJSON(b []byte) error {
 	*g = 0
@@ -139,6 +149,15 @@ type nodeJSON struct {
 // needed.
 type lazyResource string
 
+// UnmarshalJSONFrom reads the value in place from a stream (stream.go).
+func (l *lazyResource) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	b, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	return atField(dec, l.UnmarshalJSON(b))
+}
+
 func (l *lazyResource) UnmarshalJSON(b []byte) error {
 	*l = lazyResource(b)
 	return nil
@@ -169,7 +188,7 @@ type nodesStream struct {
 	missing int // index of the first node without an id, or -1
 }
 
-func (s *nodesStream) decodeStream(dec *json.Decoder) error {
+func (s *nodesStream) decodeStream(dec *jsontext.Decoder) error {
 	s.nodes, s.missing = nil, -1
 	i := 0
 	return decodeListAt(dec, []string{"nodes", "node"}, func(n *nodeJSON) error {
