@@ -122,17 +122,6 @@ func decodeJerseyList[T any](dec *jsontext.Decoder, each func(*T) error) error {
 	return each(&v)
 }
 
-// bodyDecoder is a view decoded straight from a jsontext stream with v1
-// semantics (decodeValue), without a streamed list: the smaller answers
-// (scheduler, containers) read the same fast way as the large ones.
-type bodyDecoder[T any] struct{ v T }
-
-func (b *bodyDecoder[T]) decodeStream(dec *jsontext.Decoder) error {
-	var zero T
-	b.v = zero // a retry starts over
-	return decodeValue(dec, &b.v)
-}
-
 // atField names where in the answer a value failed to decode (e.g.
 // "/nodes/node/3/usedMemoryMB"): the v2 decoder does not add the field's
 // name to an UnmarshalJSON method's error as encoding/json does.
