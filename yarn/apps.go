@@ -193,20 +193,21 @@ func (b containersJSON) list() []containerJSON {
 // Containers reads the running containers of an app's current attempt
 // (/apps/{id}/appattempts/{attempt}/containers) and counts them per node.
 func (c *Client) Containers(ctx context.Context, appID string) (map[string]int, error) {
-	var attempts appAttemptsJSON
-	if err := c.rmGet(ctx, "/ws/v1/cluster/apps/"+appID+"/appattempts", nil, &attempts); err != nil {
+	var attemptsBody bodyDecoder[appAttemptsJSON]
+	if err := c.rmGet(ctx, "/ws/v1/cluster/apps/"+appID+"/appattempts", nil, &attemptsBody); err != nil {
 		return nil, err
 	}
+	attempts := attemptsBody.v
 	if attempts.AppAttempts == nil || len(attempts.AppAttempts.AppAttempt) == 0 {
 		return nil, nil
 	}
 	last := attempts.AppAttempts.AppAttempt[len(attempts.AppAttempts.AppAttempt)-1].AppAttemptID
-	var body containersJSON
+	var body bodyDecoder[containersJSON]
 	if err := c.rmGet(ctx, "/ws/v1/cluster/apps/"+appID+"/appattempts/"+last+"/containers", nil, &body); err != nil {
 		return nil, err
 	}
 	out := map[string]int{}
-	for _, ct := range body.list() {
+	for _, ct := range body.v.list() {
 		out[ct.node()]++
 	}
 	return out, nil
