@@ -46,10 +46,11 @@ func (g *gpuCount) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 
 func (g *gpuCount) UnmarshalJSON(b []byte) error {
 	*g = 0
-	if !bytes.Contains(b, gpuResource) {
+	v, absent, ok := gpuValueScan(b)
+	if absent {
 		return nil
 	}
-	if v, ok := gpuValueFast(b); ok {
+	if ok {
 		*g = gpuCount(v)
 		return nil
 	}
@@ -87,25 +88,35 @@ func (g *gpuCount) UnmarshalJSON(b []byte) error {
 // left to the decoder (ok false). b is valid JSON (the decoder
 // checked it).
 func gpuValueFast(b []byte) (int64, bool) {
+	v, _, ok := gpuValueScan(b)
+	return v, ok
+}
+
+// gpuValueScan is gpuValueFast, also saying whether the text names no GPU
+// at all (absent): one pass over the text for the common cases.
+func gpuValueScan(b []byte) (v int64, absent, ok bool) {
 	i := bytes.Index(b, gpuResource)
-	if i < 0 || !bytes.HasSuffix(bytes.TrimRight(b[:i], " \t\r\n"), []byte(`"name":`)) ||
-		bytes.Count(b, gpuResource) != 1 {
-		return 0, false
+	if i < 0 {
+		return 0, true, false
+	}
+	if !bytes.HasSuffix(bytes.TrimRight(b[:i], " \t\r\n"), []byte(`"name":`)) ||
+		bytes.Contains(b[i+len(gpuResource):], gpuResource) {
+		return 0, false, false
 	}
 	// The entry's keys after the name, up to its end or a nested value:
 	// a "value" key there belongs to the entry.
 	rest := b[i+len(gpuResource):]
 	end := bytes.IndexAny(rest, "{[}")
 	if end < 0 {
-		return 0, false
+		return 0, false, false
 	}
 	entry := rest[:end]
 	if bytes.IndexByte(entry, '\\') >= 0 {
-		return 0, false
+		return 0, false, false
 	}
 	j := bytes.Index(entry, []byte(`"value":`))
 	if j < 0 {
-		return 0, false
+		return 0, false, false
 	}
 	lit := entry[j+len(`"value":`):]
 	if k := bytes.IndexByte(lit, ','); k >= 0 {
@@ -113,9 +124,10 @@ func gpuValueFast(b []byte) (int64, bool) {
 	}
 	num, ok := numberLiteral(lit)
 	if !ok || len(num) == 0 {
-		return 0, false
+		return 0, false, false
 	}
-	return parseDecimal(num)
+	v, ok = parseDecimal(num)
+	return v, false, ok
 }
 
 // resource converts a ResourceInfo; GPUs come only from resourceInformations.
