@@ -179,6 +179,9 @@ type App struct {
 	// AMNodeID is the node id of the app's AM container (the RM's
 	// masterNodeId); empty before the AM is placed.
 	AMNodeID string `json:"amNodeId,omitempty"`
+	// AMContainerID is the current attempt's AM container (from the RM's
+	// amContainerLogs); empty until the AM is placed.
+	AMContainerID string `json:"amContainerId,omitempty"`
 	// ContainersByNode counts the containers the app holds per node id, from
 	// its running task attempts plus its AM container.
 	ContainersByNode map[string]int `json:"containersByNode,omitempty"`
