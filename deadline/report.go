@@ -115,6 +115,8 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 				workers = 1
 			}
 			w.ReduceHeld = a.Job.ReducesRunning
+			// The job's own finished maps say where its containers landed.
+			model = WithOwnMaps(model, a.Job.CompletedMaps)
 			d := Simulate(model, w, workers, nil, o.Samples, seed)
 			jr.Method = "monte-carlo"
 			jr.P50 = snap.Time.Add(secs(d.Quantile(0.5)))

@@ -42,6 +42,7 @@ func (c *jobCache) get(a *cluster.App, now time.Time, maxAge time.Duration) (*cl
 	}
 	j := *e.job // a copy: consumers may not share the cached job's slices' backing arrays for writing
 	j.RunningMaps = append([]float64(nil), e.job.RunningMaps...)
+	j.CompletedMaps = append([]float64(nil), e.job.CompletedMaps...)
 	return &j, true
 }
 

@@ -1,0 +1,36 @@
+package deadline
+
+import "math"
+
+// WithOwnMaps is the class model updated with a running job's own finished
+// maps (online profiling, STEAMEngine §4.2.2; Lee §5.4.2): the run's mean
+// log map time is drawn, per the model, around the class's μ with spread
+// JobSigma, and each finished map is a draw around the run's mean with
+// spread Map.Sigma. The normal–normal posterior (precision-weighted mean)
+// moves Map.Mu by
+//
+//	δ = n/(n + σ²/J²) · (mean ln x − μ)
+//
+// and leaves JobSigma at the posterior spread 1/√(1/J² + n/σ²), so a run's
+// own maps dominate once there are more than σ²/J² of them. Finished maps
+// are speed-weighted (a fast container finishes more of them), which is
+// what the Monte-Carlo's identical workers need. With JobSigma 0 (history
+// shows no spread between runs) or no finished maps, m is returned as is.
+func WithOwnMaps(m PhaseModel, own []float64) PhaseModel {
+	n := 0
+	sum := 0.0
+	for _, x := range own {
+		if x > 0 {
+			sum += math.Log(x)
+			n++
+		}
+	}
+	if n == 0 || m.JobSigma <= 0 || m.Map.Sigma <= 0 {
+		return m
+	}
+	s2, j2 := m.Map.Sigma*m.Map.Sigma, m.JobSigma*m.JobSigma
+	w := float64(n) / (float64(n) + s2/j2)
+	m.Map.Mu += w * (sum/float64(n) - m.Map.Mu)
+	m.JobSigma = math.Sqrt(1 / (1/j2 + float64(n)/s2))
+	return m
+}
