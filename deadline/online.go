@@ -34,3 +34,18 @@ func WithOwnMaps(m PhaseModel, own []float64) PhaseModel {
 	m.JobSigma = math.Sqrt(1 / (1/j2 + float64(n)/s2))
 	return m
 }
+
+// MapsRemaining is STEAMEngine's online map-phase estimate (digest §4.2.2:
+// map progress is linear in time): with progress p (0..1, finished maps
+// plus running maps' fractions over all maps) reached after elapsed
+// seconds of the map phase, the rest takes elapsed·(1−p)/p. ok is false
+// before any progress.
+func MapsRemaining(elapsed, progress float64) (float64, bool) {
+	if progress <= 0 || elapsed <= 0 {
+		return 0, false
+	}
+	if progress >= 1 {
+		return 0, true
+	}
+	return elapsed * (1 - progress) / progress, true
+}

@@ -67,8 +67,8 @@ type ReportOptions struct {
 	QueueMax func(queue string) int
 	// OwnMaps updates each class model with the job's own finished maps
 	// (WithOwnMaps). Off by default: measured on hetero-100 it makes the
-	// finish early (the maps finished at 10–20% are the short ones), see
-	// BENCHMARKS.md's deadline rows.
+	// finish early (the maps finished at 10–20% are the short ones): the
+	// candidate rows of `go run ./testenv/bench -only deadline`.
 	OwnMaps bool
 }
 

@@ -320,6 +320,12 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 					}
 				}
 				seen[a.ID] = stage
+				if pt, ok := steamPrediction(snap, a, models, uint64(seed)); ok {
+					pending = append(pending, pt)
+					pending[len(pending)-1].stage = stage
+					appOf[len(pending)-1] = a.ID
+					heldIdx[len(pending)-1] = -1
+				}
 				for v, reports := range variants {
 					for _, q := range reports {
 						for _, j := range q.Jobs {
@@ -355,7 +361,8 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	}
 	rows := predictionRows(points, 0, sc.Name, "")
 	rows = append(rows, heldRow(points, sc.Name))
-	return append(rows, predictionRows(points, 1, sc.Name, "candidate, class model updated with the job's own finished maps (deadline.WithOwnMaps): ")...), nil
+	rows = append(rows, predictionRows(points, 1, sc.Name, "candidate, class model updated with the job's own finished maps (deadline.WithOwnMaps): ")...)
+	return append(rows, predictionRows(points, 2, sc.Name, "candidate, STEAMEngine map extrapolation + Monte-Carlo reduce phase: ")...), nil
 }
 
 // predictionPoint is one prediction of the (b)/(c) rows and what happened.
@@ -591,4 +598,32 @@ func greedyVsLP() ([]Row, error) {
 		Baseline: fmt.Sprintf("%s, objective %.2f", lpTime.Round(time.Millisecond), opt),
 		Ratio:    fmt.Sprintf("%.0f× faster, objective gap %.1e", lpTime.Seconds()/greedy.Seconds(), gap),
 		Goal:     "same objective, ≤1 ms (Malekimajd: CPLEX 0.08 s)"}}, nil
+}
+
+// steamPrediction is the candidate of variant 2: the map phase's rest by
+// STEAMEngine's linear extrapolation of map progress since the job started
+// (deadline.MapsRemaining), then the class model's reduce phase by
+// Monte-Carlo on the containers held now.
+func steamPrediction(snap cluster.Snapshot, a cluster.App, models map[string]deadline.PhaseModel, seed uint64) (predictionPoint, bool) {
+	class := calibrate.ClassKey("tag").ClassOf(a)
+	m, ok := models[class]
+	if !ok || a.Job == nil || a.Job.MapsTotal == 0 {
+		return predictionPoint{}, false
+	}
+	done := float64(a.Job.MapsCompleted)
+	for _, p := range a.Job.RunningMaps {
+		done += p
+	}
+	rem, ok := deadline.MapsRemaining(snap.Time.Sub(a.Job.StartTime).Seconds(), done/float64(a.Job.MapsTotal))
+	if !ok {
+		return predictionPoint{}, false
+	}
+	workers := max(a.RunningContainers-1-a.Job.ReducesRunning, 1)
+	d := deadline.Simulate(m, deadline.Work{Reduces: a.Job.ReducesTotal - a.Job.ReducesCompleted, ReduceHeld: a.Job.ReducesRunning}, workers, nil, 400, seed)
+	var cdf [][2]float64
+	for _, q := range []float64{0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 1} {
+		cdf = append(cdf, [2]float64{rem + d.Quantile(q), q})
+	}
+	return predictionPoint{class: class, variant: 2, cdf: cdf, predictedAt: snap.Time, submit: a.StartedTime,
+		actual: snap.Time.Add(time.Duration((rem + d.Quantile(0.5)) * float64(time.Second)))}, true
 }
