@@ -49,3 +49,19 @@ func MapsRemaining(elapsed, progress float64) (float64, bool) {
 	}
 	return elapsed * (1 - progress) / progress, true
 }
+
+// ShareWorkers is the containers a job can expect on average over its
+// remaining work when its queue runs above its guaranteed capacity and
+// other queues wait: each container it frees goes back to the queues below
+// their share (Capacity Scheduler, no preemption needed), so its count
+// falls from held toward held·guaranteed/used. The average over the rest
+// of the job is taken as the midpoint of the two (a straight-line decline).
+// absCap and absUsed are the queue's absolute capacity and usage (% of the
+// partition); othersPending whether other queues have pending requests.
+func ShareWorkers(held int, absCap, absUsed float64, othersPending bool) int {
+	if held < 1 || !othersPending || absUsed <= absCap || absCap <= 0 {
+		return held
+	}
+	end := float64(held) * absCap / absUsed
+	return max(1, int(math.Round((float64(held)+end)/2)))
+}

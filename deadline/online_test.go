@@ -80,3 +80,23 @@ func TestReportOwnMaps(t *testing.T) {
 		t.Errorf("with own maps: p50 in %v, want well under the class model's %v", on, off)
 	}
 }
+
+func TestShareWorkers(t *testing.T) {
+	tests := []struct {
+		name           string
+		held           int
+		absCap, absUse float64
+		pending        bool
+		want           int
+	}{
+		{"within its guarantee: kept", 40, 15, 10, true, 40},
+		{"nobody waits: kept", 40, 15, 60, false, 40},
+		{"4x over with others waiting: halfway to a quarter", 40, 15, 60, true, 25},
+		{"never below one", 1, 1, 100, true, 1},
+	}
+	for _, tt := range tests {
+		if got := ShareWorkers(tt.held, tt.absCap, tt.absUse, tt.pending); got != tt.want {
+			t.Errorf("%s: %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}

@@ -320,6 +320,12 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 					}
 				}
 				seen[a.ID] = stage
+				if pt, ok := sharePrediction(snap, a, models, uint64(seed)); ok {
+					pending = append(pending, pt)
+					pending[len(pending)-1].stage = stage
+					appOf[len(pending)-1] = a.ID
+					heldIdx[len(pending)-1] = -1
+				}
 				if pt, ok := steamPrediction(snap, a, models, uint64(seed)); ok {
 					pending = append(pending, pt)
 					pending[len(pending)-1].stage = stage
@@ -362,7 +368,8 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	rows := predictionRows(points, 0, sc.Name, "")
 	rows = append(rows, heldRow(points, sc.Name))
 	rows = append(rows, predictionRows(points, 1, sc.Name, "candidate, class model updated with the job's own finished maps (deadline.WithOwnMaps): ")...)
-	return append(rows, predictionRows(points, 2, sc.Name, "candidate, STEAMEngine map extrapolation + Monte-Carlo reduce phase: ")...), nil
+	rows = append(rows, predictionRows(points, 2, sc.Name, "candidate, STEAMEngine map extrapolation + Monte-Carlo reduce phase: ")...)
+	return append(rows, predictionRows(points, 3, sc.Name, "candidate, Monte-Carlo on containers falling toward the queue's share (deadline.ShareWorkers): ")...), nil
 }
 
 // predictionPoint is one prediction of the (b)/(c) rows and what happened.
@@ -626,4 +633,38 @@ func steamPrediction(snap cluster.Snapshot, a cluster.App, models map[string]dea
 	}
 	return predictionPoint{class: class, variant: 2, cdf: cdf, predictedAt: snap.Time, submit: a.StartedTime,
 		actual: snap.Time.Add(time.Duration((rem + d.Quantile(0.5)) * float64(time.Second)))}, true
+}
+
+// sharePrediction is the candidate of variant 3: the report's Monte-Carlo
+// with the map workers of deadline.ShareWorkers instead of those held now.
+func sharePrediction(snap cluster.Snapshot, a cluster.App, models map[string]deadline.PhaseModel, seed uint64) (predictionPoint, bool) {
+	class := calibrate.ClassKey("tag").ClassOf(a)
+	m, ok := models[class]
+	if !ok || a.Job == nil || a.Job.MapsTotal == 0 {
+		return predictionPoint{}, false
+	}
+	q, ok := snap.Queue(a.Queue)
+	if !ok {
+		return predictionPoint{}, false
+	}
+	othersPending := false
+	for _, o := range snap.Queues {
+		if o.Leaf && o.Path != q.Path && o.ByPartition[""].Pending.MemoryMB > 0 {
+			othersPending = true
+		}
+	}
+	w := deadline.Work{Maps: max(a.Job.MapsTotal-a.Job.MapsCompleted-len(a.Job.RunningMaps), 0), Reduces: a.Job.ReducesTotal - a.Job.ReducesCompleted, ReduceHeld: a.Job.ReducesRunning}
+	for _, p := range a.Job.RunningMaps {
+		w.MapResidual = append(w.MapResidual, math.Max(0, 1-p))
+	}
+	workers := max(a.RunningContainers-1-a.Job.ReducesRunning, 1)
+	pc := q.ByPartition[""]
+	workers = deadline.ShareWorkers(workers, pc.AbsoluteCapacity, pc.AbsoluteUsed, othersPending)
+	d := deadline.Simulate(m, w, workers, nil, 400, seed)
+	var cdf [][2]float64
+	for _, qq := range []float64{0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 1} {
+		cdf = append(cdf, [2]float64{d.Quantile(qq), qq})
+	}
+	return predictionPoint{class: class, variant: 3, cdf: cdf, predictedAt: snap.Time, submit: a.StartedTime,
+		actual: snap.Time.Add(time.Duration(d.Quantile(0.5) * float64(time.Second)))}, true
 }
