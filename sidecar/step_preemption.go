@@ -10,6 +10,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/progress"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -405,7 +406,7 @@ func (g *PreemptionGuard) workDone(snap cluster.Snapshot) func(cluster.App) []Ta
 	}
 	return func(a cluster.App) []TaskWork {
 		if a.Job == nil {
-			return nil
+			return unreadWork(a, snap.Time)
 		}
 		class := g.ClassKey.ClassOf(a)
 		mean := 0.0
@@ -413,16 +414,37 @@ func (g *PreemptionGuard) workDone(snap cluster.Snapshot) func(cluster.App) []Ta
 			mean = m.Map.Mean()
 		}
 		elapsed := snap.Time.Sub(a.Job.StartTime).Seconds()
+		// A job kept from an earlier read (over the cycle's AM budget):
+		// its maps still running have each done up to its age more.
+		age := a.JobAge(snap.Time).Seconds()
 		out := make([]TaskWork, 0, len(a.Job.RunningMaps))
 		for _, p := range a.Job.RunningMaps {
 			w := TaskWork{Done: math.Max(0, elapsed)}
 			if mean > 0 {
-				w = TaskWork{Done: math.Max(0, math.Min(elapsed, p*mean)), Left: math.Max(0, (1-p)*mean)}
+				w = TaskWork{Done: math.Max(0, math.Min(elapsed, p*mean+age)), Left: math.Max(0, (1-p)*mean-age)}
 			}
 			out = append(out, w)
 		}
 		return out
 	}
+}
+
+// unreadWork is a running MapReduce app's work when its job was not read
+// (cluster.JobEstimated: over the cycle's AM budget): every container but
+// the AM is taken as a task that has run since the app started and has
+// nothing left — the upper bound on work a kill loses that workDone uses
+// without a model, so an unread app never makes preemption look cheap.
+// Apps that are not MapReduce (no job to read) have no tasks here, as
+// before.
+func unreadWork(a cluster.App, now time.Time) []TaskWork {
+	if a.JobView != cluster.JobEstimated || a.RunningContainers <= 1 {
+		return nil
+	}
+	out := make([]TaskWork, a.RunningContainers-1)
+	for i := range out {
+		out[i] = TaskWork{Done: math.Max(0, now.Sub(a.StartedTime).Seconds())}
+	}
+	return out
 }
 
 func gainPS(dec *Decision) float64 {
@@ -519,4 +541,34 @@ func heldSeconds(ls []QueueLoss) float64 {
 		h += l.HeldSeconds
 	}
 	return h
+}
+
+// preemptionStep is the guard as a step of the decision, after the
+// guarantee bands: it bounds the move that will actually be written, and
+// it only scales targets toward the live values (a convex combination of
+// two in-band values), so the bands still hold. It needs the ΣPS of what
+// runs now for the gain of preemption on purpose (eq. 4.1, the same
+// figure the status reports).
+type preemptionStep struct{ Guard *PreemptionGuard }
+
+func (preemptionStep) Name() string { return "preemption" }
+
+func (st preemptionStep) Run(s *decideState) error {
+	if st.Guard == nil {
+		return nil
+	}
+	now := progress.Compute(progress.Input{Snap: s.Snap, NodeType: s.Types, ClassOf: s.ClassOf, Rates: s.Rates, Slot: s.Slot})
+	dec := Decision{Targets: s.Targets, Notes: s.Notes, SumPS: now.Sum, Predicted: map[string]float64{"sum_ps": s.Plan.SumPS}}
+	s.Preemption = st.Guard.Guard(s.Snap, s.Live, &dec)
+	s.Targets, s.Notes = dec.Targets, dec.Notes
+	return nil
+}
+
+// PreemptionRules is Rules for a decision's preemption status (nil: no
+// guard, the rules as they are).
+func PreemptionRules(r SafetyRules, snap cluster.Snapshot, st *PreemptionStatus) SafetyRules {
+	if st == nil {
+		return r
+	}
+	return (&PreemptionGuard{}).Rules(r, snap, *st)
 }

@@ -234,7 +234,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		return Result{}, err
 	}
 	defer audit.Close()
-	api := sidecar.YARN{Client: client, Jobs: true}
+	// The daemon's AM budget for running jobs, as wire.go sets it from
+	// job_budget's default.
+	api := sidecar.YARN{Client: client, Jobs: true, JobBudget: yarn.DefaultJobBudget}
 	info, err := client.Info(ctx)
 	if err != nil {
 		return Result{}, err
@@ -268,13 +270,13 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Slot: slot,
 			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset,
-			Guarantees: cfg.Bands(), RMVersion: info.HadoopVersion, FirstSeen: firstSeen},
+			Guarantees: cfg.Bands(), RMVersion: info.HadoopVersion, FirstSeen: firstSeen,
+			Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
+				Models: learner.Models, Slot: slot}},
 		Applier: &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log, Rate: sidecar.NewRateLimit(cfg.Rate)},
-		Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
-			Models: learner.Models, Slot: slot},
-		Mode: cfg.Mode,
-		Log:  o.Log,
-		Now:  c.Now,
+		Mode:    cfg.Mode,
+		Log:     o.Log,
+		Now:     c.Now,
 		Rules: func(snap clusterSnapshot) sidecar.SafetyRules {
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
 				FloorPercent: floorRule(snap, slot, cfg, busy)}
