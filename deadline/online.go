@@ -39,7 +39,9 @@ func WithOwnMaps(m PhaseModel, own []float64) PhaseModel {
 // map progress is linear in time): with progress p (0..1, finished maps
 // plus running maps' fractions over all maps) reached after elapsed
 // seconds of the map phase, the rest takes elapsed·(1−p)/p. ok is false
-// before any progress.
+// before any progress. Not used by Report: measured as a bench candidate
+// (testenv/bench/deadline.go) it finishes jobs far too early on the mini
+// cluster, whose jobs slow down after their first maps.
 func MapsRemaining(elapsed, progress float64) (float64, bool) {
 	if progress <= 0 || elapsed <= 0 {
 		return 0, false
@@ -58,6 +60,8 @@ func MapsRemaining(elapsed, progress float64) (float64, bool) {
 // of the job is taken as the midpoint of the two (a straight-line decline).
 // absCap and absUsed are the queue's absolute capacity and usage (% of the
 // partition); othersPending whether other queues have pending requests.
+// Not used by Report: as a bench candidate it moved no figure by more
+// than half a point (it rarely applies in the default partition).
 func ShareWorkers(held int, absCap, absUsed float64, othersPending bool) int {
 	if held < 1 || !othersPending || absUsed <= absCap || absCap <= 0 {
 		return held
