@@ -421,7 +421,8 @@ func TestGoldenMapredAppMaster(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := cluster.Job{ID: jobID, Name: "Sleep job", State: "RUNNING", StartTime: time.UnixMilli(1326238769379).UTC(),
-		MapsTotal: 1, MapsCompleted: 1, ReducesTotal: 1, ReducesCompleted: 0, ReducesRunning: 1}
+		MapsTotal: 1, MapsCompleted: 1, ReducesTotal: 1, ReducesCompleted: 0, ReducesRunning: 1,
+		CompletedMaps: []float64{2.768}} // the succeeded map's elapsedTime, 2768 ms
 	// The only running task is the reduce: no running map progress.
 	if !reflect.DeepEqual(*j, want) {
 		t.Fatalf("job\n got %+v\nwant %+v", *j, want)

@@ -33,6 +33,8 @@ type taskJSON struct {
 	State    string      `json:"state"`
 	Type     string      `json:"type"`
 	Progress jerseyFloat `json:"progress"`
+	// ElapsedTime is ms; the AM's tasks carry it (recorded 3.3.6 bodies).
+	ElapsedTime jerseyInt `json:"elapsedTime"`
 }
 
 type attemptJSON struct {
@@ -158,8 +160,14 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 	}
 	if tasks.Tasks != nil {
 		for _, t := range tasks.Tasks.Task {
-			if t.State == "RUNNING" && t.Type == "MAP" {
+			if t.Type != "MAP" {
+				continue
+			}
+			switch t.State {
+			case "RUNNING":
 				j.RunningMaps = append(j.RunningMaps, float64(t.Progress)/100)
+			case "SUCCEEDED":
+				j.CompletedMaps = append(j.CompletedMaps, float64(t.ElapsedTime)/1000)
 			}
 		}
 	}

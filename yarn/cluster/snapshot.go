@@ -277,6 +277,10 @@ type Job struct {
 	// RunningMaps is the progress (0..1) of each running map, from the
 	// AM's tasks (running jobs only).
 	RunningMaps []float64 `json:"runningMaps,omitempty"`
+	// CompletedMaps are the seconds each finished map took, from the AM's
+	// tasks (running jobs only): the job's own speed, where its
+	// containers landed (online profiling, STEAMEngine).
+	CompletedMaps []float64 `json:"completedMaps,omitempty"`
 }
 
 // TaskType is MAP or REDUCE.

@@ -1,0 +1,71 @@
+package deadline
+
+import "math"
+
+// WithOwnMaps is the class model updated with a running job's own finished
+// maps (online profiling, STEAMEngine §4.2.2; Lee §5.4.2): the run's mean
+// log map time is drawn, per the model, around the class's μ with spread
+// JobSigma, and each finished map is a draw around the run's mean with
+// spread Map.Sigma. The normal–normal posterior (precision-weighted mean)
+// moves Map.Mu by
+//
+//	δ = n/(n + σ²/J²) · (mean ln x − μ)
+//
+// and leaves JobSigma at the posterior spread 1/√(1/J² + n/σ²), so a run's
+// own maps dominate once there are more than σ²/J² of them. Finished maps
+// are speed-weighted (a fast container finishes more of them), which is
+// what the Monte-Carlo's identical workers need. With JobSigma 0 (history
+// shows no spread between runs) or no finished maps, m is returned as is.
+func WithOwnMaps(m PhaseModel, own []float64) PhaseModel {
+	n := 0
+	sum := 0.0
+	for _, x := range own {
+		if x > 0 {
+			sum += math.Log(x)
+			n++
+		}
+	}
+	if n == 0 || m.JobSigma <= 0 || m.Map.Sigma <= 0 {
+		return m
+	}
+	s2, j2 := m.Map.Sigma*m.Map.Sigma, m.JobSigma*m.JobSigma
+	w := float64(n) / (float64(n) + s2/j2)
+	m.Map.Mu += w * (sum/float64(n) - m.Map.Mu)
+	m.JobSigma = math.Sqrt(1 / (1/j2 + float64(n)/s2))
+	return m
+}
+
+// MapsRemaining is STEAMEngine's online map-phase estimate (digest §4.2.2:
+// map progress is linear in time): with progress p (0..1, finished maps
+// plus running maps' fractions over all maps) reached after elapsed
+// seconds of the map phase, the rest takes elapsed·(1−p)/p. ok is false
+// before any progress. Not used by Report: measured as a bench candidate
+// (testenv/bench/deadline.go) it finishes jobs far too early on the mini
+// cluster, whose jobs slow down after their first maps.
+func MapsRemaining(elapsed, progress float64) (float64, bool) {
+	if progress <= 0 || elapsed <= 0 {
+		return 0, false
+	}
+	if progress >= 1 {
+		return 0, true
+	}
+	return elapsed * (1 - progress) / progress, true
+}
+
+// ShareWorkers is the containers a job can expect on average over its
+// remaining work when its queue runs above its guaranteed capacity and
+// other queues wait: each container it frees goes back to the queues below
+// their share (Capacity Scheduler, no preemption needed), so its count
+// falls from held toward held·guaranteed/used. The average over the rest
+// of the job is taken as the midpoint of the two (a straight-line decline).
+// absCap and absUsed are the queue's absolute capacity and usage (% of the
+// partition); othersPending whether other queues have pending requests.
+// Not used by Report: as a bench candidate it moved no figure by more
+// than half a point (it rarely applies in the default partition).
+func ShareWorkers(held int, absCap, absUsed float64, othersPending bool) int {
+	if held < 1 || !othersPending || absUsed <= absCap || absCap <= 0 {
+		return held
+	}
+	end := float64(held) * absCap / absUsed
+	return max(1, int(math.Round((float64(held)+end)/2)))
+}
