@@ -40,6 +40,8 @@ type Decision struct {
 	Deadlines []deadline.QueueReport
 	// Globals are scheduler-wide properties the plan needs.
 	Globals []GlobalChange
+	// Urgent are queues raised for a deadline at risk (queue → reason).
+	Urgent map[string]string
 }
 
 // Decider is the pure decision step: a snapshot and the live conf in, a
@@ -168,6 +170,7 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	plan.SetGlobals(dec.Globals)
 	plan.Priorities = dec.Priorities
 	plan.Predicted = dec.Predicted
+	plan.Urgent = dec.Urgent
 	rep.Plan = plan
 
 	if l.Applier.Validation == nil {
