@@ -47,6 +47,9 @@ type PSDecider struct {
 	// ReadCost, when set, gives the effective-rate step (effective.go) the
 	// cycle's block maps, processing times and bandwidths.
 	ReadCost func() *ReadCost
+	// Preemption, when set, bounds the work the RM's preemption would
+	// throw away because of a plan (preemptionStep, step_preemption.go).
+	Preemption *PreemptionGuard
 }
 
 type tableRates struct{ t *calibrate.Table }

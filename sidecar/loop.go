@@ -42,6 +42,8 @@ type Decision struct {
 	Globals []GlobalChange
 	// Urgent are queues raised for a deadline at risk (queue → reason).
 	Urgent map[string]string
+	// Preemption is what the preemption step saw and did (nil: no guard).
+	Preemption *PreemptionStatus
 }
 
 // Decider is the pure decision step: a snapshot and the live conf in, a
@@ -67,7 +69,8 @@ type CycleReport struct {
 	Plan     *Plan
 	Outcome  Outcome
 	Err      error
-	// Preemption is what the preemption guard saw and did (nil: no guard).
+	// Preemption is what the decision's preemption step saw and did (nil:
+	// no guard).
 	Preemption *PreemptionStatus
 	// Layout is the node-label step's proposal and what it did (nil when off).
 	Layout *LayoutReport
@@ -87,9 +90,6 @@ type Loop struct {
 	Now      func() time.Time
 	// OnCycle, when set, receives each cycle's report (metrics, HTML report).
 	OnCycle func(CycleReport)
-	// Preemption, when set, bounds the work the RM's preemption would
-	// throw away because of a plan (step_preemption.go).
-	Preemption *PreemptionGuard
 	// Labels, when set, lays out node-label partitions (CAM's flow) and
 	// LabelAPI writes them through the applier.
 	Labels   *LabelLayouter
@@ -152,17 +152,13 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	if err != nil {
 		return rep, fmt.Errorf("decide: %w", err)
 	}
-	if l.Preemption != nil {
-		rep.Preemption = l.Preemption.Guard(snap, live, &dec)
-	}
 	rep.Decision = dec
+	rep.Preemption = dec.Preemption
 	rules := SafetyRules{}
 	if l.Rules != nil {
 		rules = l.Rules(snap)
 	}
-	if l.Preemption != nil && rep.Preemption != nil {
-		rules = l.Preemption.Rules(rules, snap, *rep.Preemption)
-	}
+	rules = PreemptionRules(rules, snap, dec.Preemption)
 	plan, err := BuildPlan(snap.Time, live, snap.ConfVersion, dec.Targets, rules)
 	if err != nil {
 		return rep, fmt.Errorf("build plan: %w", err)

@@ -41,6 +41,8 @@ type decideState struct {
 	// Urgent are queues whose raise serves a deadline at risk (queue →
 	// reason): the rate limit's stated exception (ratelimit.go).
 	Urgent map[string]string
+	// Preemption is what the preemption step saw and did (nil: no guard).
+	Preemption *PreemptionStatus
 }
 
 // decideStep is one named step of the decision (Nomad's
@@ -63,6 +65,9 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		hierarchyStep{},
 		targetsStep{},
 		guaranteeStep{Bands: d.Guarantees, Seen: seen},
+		// After the bands: it bounds the move that will be written, and
+		// only scales it toward the live values, so it stays in band.
+		preemptionStep{Guard: d.Preemption},
 		modeStep{RMVersion: d.RMVersion},
 		localityResetStep{Keep: d.KeepRackLocalityReset},
 		priorityStep{Enabled: d.Priorities},
@@ -101,7 +106,7 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 			return Decision{}, fmt.Errorf("decide step %s: %w", st.Name(), err)
 		}
 	}
-	dec := Decision{Targets: s.Targets, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent,
+	dec := Decision{Targets: s.Targets, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Preemption: s.Preemption,
 		Predicted: map[string]float64{"sum_ps": s.Plan.SumPS, "sum_ps_bound": s.Plan.Bound, "min_ps_over_fair": s.Plan.MinPS}}
 	d.status(s, &dec)
 	dec.Predicted["sum_ps_now"] = dec.SumPS

@@ -10,6 +10,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/progress"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -519,4 +520,34 @@ func heldSeconds(ls []QueueLoss) float64 {
 		h += l.HeldSeconds
 	}
 	return h
+}
+
+// preemptionStep is the guard as a step of the decision, after the
+// guarantee bands: it bounds the move that will actually be written, and
+// it only scales targets toward the live values (a convex combination of
+// two in-band values), so the bands still hold. It needs the ΣPS of what
+// runs now for the gain of preemption on purpose (eq. 4.1, the same
+// figure the status reports).
+type preemptionStep struct{ Guard *PreemptionGuard }
+
+func (preemptionStep) Name() string { return "preemption" }
+
+func (st preemptionStep) Run(s *decideState) error {
+	if st.Guard == nil {
+		return nil
+	}
+	now := progress.Compute(progress.Input{Snap: s.Snap, NodeType: s.Types, ClassOf: s.ClassOf, Rates: s.Rates, Slot: s.Slot})
+	dec := Decision{Targets: s.Targets, Notes: s.Notes, SumPS: now.Sum, Predicted: map[string]float64{"sum_ps": s.Plan.SumPS}}
+	s.Preemption = st.Guard.Guard(s.Snap, s.Live, &dec)
+	s.Targets, s.Notes = dec.Targets, dec.Notes
+	return nil
+}
+
+// PreemptionRules is Rules for a decision's preemption status (nil: no
+// guard, the rules as they are).
+func PreemptionRules(r SafetyRules, snap cluster.Snapshot, st *PreemptionStatus) SafetyRules {
+	if st == nil {
+		return r
+	}
+	return (&PreemptionGuard{}).Rules(r, snap, *st)
 }

@@ -220,3 +220,32 @@ func TestRulesLiftFloorOnlyOnPurpose(t *testing.T) {
 		t.Fatalf("on purpose, home partition: floor %g, want 50", f)
 	}
 }
+
+// The guard is a step of the decision, after the guarantee bands (it
+// bounds what will be written) and before the mode encoding; on the
+// hand-worked first cycle of the cut it keeps 1/3 of the move (a 50 → 40).
+func TestPreemptionStepInPipeline(t *testing.T) {
+	g := &PreemptionGuard{Config: PreemptionConfig{MaxLostWorkPerCycle: time.Minute}, Models: mapModel(100), ClassKey: "tag"}
+	var names []string
+	for _, st := range (&PSDecider{Preemption: g}).steps(nil) {
+		names = append(names, st.Name())
+	}
+	order := strings.Join(names, ",")
+	if !strings.Contains(order, "guarantee bands,preemption,mode") {
+		t.Fatalf("steps %s: want the preemption step between the bands and the mode", order)
+	}
+	w := newCutWorld()
+	s := &decideState{Snap: w.snap(), Live: w.conf, Tree: mustTree(t, w.conf), Slot: cluster.Resource{MemoryMB: 2048, VCores: 1},
+		Types: map[string]string{}, Targets: map[string]QueueTarget{
+			"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}}}
+	if err := (preemptionStep{Guard: g}).Run(s); err != nil {
+		t.Fatal(err)
+	}
+	if a := s.Targets["root.a"].Capacity[""]; s.Preemption == nil || math.Abs(a-40) > 0.01 || s.Preemption.PredictedLostSeconds > 60+1e-6 {
+		t.Fatalf("a → %g, status %+v; want 40 within the 60 s budget", a, s.Preemption)
+	}
+	s.Preemption = nil
+	if err := (preemptionStep{}).Run(s); err != nil || s.Preemption != nil {
+		t.Fatalf("no guard: want no status, got %+v %v", s.Preemption, err)
+	}
+}

@@ -116,8 +116,7 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		Log:     log,
 		OnCycle: deps.OnCycle(d.Board, cfg.Mode),
 		// Block maps (hdfs.enabled): read before the learner and decision.
-		BlockMaps:  deps.BlockMaps,
-		Preemption: deps.Preemption,
+		BlockMaps: deps.BlockMaps,
 	}
 	if cfg.Safety.AllowNodeLabelChanges {
 		d.Loop.Labels, d.Loop.LabelAPI = deps.Layouter, deps.Client

@@ -27,8 +27,6 @@ type deps struct {
 	Decider  sidecar.Decider
 	Rules    func(cluster.Snapshot) sidecar.SafetyRules
 	Store    *calibrate.Store
-	// Preemption bounds the work a plan makes the RM's preemption kill.
-	Preemption *sidecar.PreemptionGuard
 	// Layouter is the node-label step (used when labels may change, and by
 	// `labels plan|apply`).
 	Layouter *sidecar.LabelLayouter
@@ -144,7 +142,9 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Slot: slot,
 			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset,
-			Guarantees: cfg.Bands(), RMVersion: rmVersion(client, log), FirstSeen: firstSeen},
+			Guarantees: cfg.Bands(), RMVersion: rmVersion(client, log), FirstSeen: firstSeen,
+			// The preemption step bounds the work a plan makes the RM's preemption kill.
+			Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, YarnSite: hadoopYarnSite(cfg, log), ClassKey: key, Models: learner.Models, Slot: slot}},
 		Rules: func(snap cluster.Snapshot) sidecar.SafetyRules {
 			floor := sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)
 			if cfg.Safety.KeepBusyQueues {
@@ -153,7 +153,6 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
 				FloorPercent: floor}
 		}}
-	d.Preemption = &sidecar.PreemptionGuard{Config: cfg.Preemption, YarnSite: hadoopYarnSite(cfg, log), ClassKey: key, Models: learner.Models, Slot: slot}
 	if err := wireHDFS(cfg, d, log); err != nil {
 		d.Close()
 		return nil, err
