@@ -28,22 +28,27 @@ func UnknownVerdict(class string) string {
 
 // JobReport is one running job's outlook.
 type JobReport struct {
-	AppID    string        `json:"appId"`
-	Name     string        `json:"name"`
-	Queue    string        `json:"queue"`
-	Class    string        `json:"class"`
-	Deadline *time.Time    `json:"deadline,omitempty"`
-	Progress float64       `json:"progress"` // 0..1
-	P50      time.Time     `json:"p50"`
-	P90      time.Time     `json:"p90"`
-	PMeet    *float64      `json:"pMeet,omitempty"`
-	Held     int           `json:"containersHeld"`
-	Needed   int           `json:"containersNeeded,omitempty"` // at the confidence
-	Verdict  string        `json:"verdict"`
-	Method   string        `json:"method"`        // monte-carlo or extrapolation
-	CDF      [][2]float64  `json:"cdf,omitempty"` // (seconds from now, P)
-	Err      string        `json:"error,omitempty"`
-	Remain   time.Duration `json:"-"`
+	AppID    string     `json:"appId"`
+	Name     string     `json:"name"`
+	Queue    string     `json:"queue"`
+	Class    string     `json:"class"`
+	Deadline *time.Time `json:"deadline,omitempty"`
+	Progress float64    `json:"progress"` // 0..1
+	P50      time.Time  `json:"p50"`
+	P90      time.Time  `json:"p90"`
+	PMeet    *float64   `json:"pMeet,omitempty"`
+	Held     int        `json:"containersHeld"`
+	Needed   int        `json:"containersNeeded,omitempty"` // at the confidence
+	Verdict  string     `json:"verdict"`
+	Method   string     `json:"method"` // monte-carlo or extrapolation
+	// JobView says how current the job behind the outlook is (issue 19:
+	// the AM reads of a cycle are budgeted): fresh, reused (read JobAge
+	// ago) or estimated (not read: extrapolated from the RM's progress).
+	JobView cluster.JobView `json:"jobView,omitempty"`
+	JobAge  time.Duration   `json:"jobAgeNs,omitempty"`
+	CDF     [][2]float64    `json:"cdf,omitempty"` // (seconds from now, P)
+	Err     string          `json:"error,omitempty"`
+	Remain  time.Duration   `json:"-"`
 }
 
 // QueueReport is a queue's jobs and the containers its goals need.
@@ -83,7 +88,8 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 		if o.ClassOf != nil {
 			class = o.ClassOf(a)
 		}
-		jr := JobReport{AppID: a.ID, Name: a.Name, Queue: a.Queue, Class: class, Progress: a.Progress / 100, Held: a.RunningContainers - 1}
+		jr := JobReport{AppID: a.ID, Name: a.Name, Queue: a.Queue, Class: class, Progress: a.Progress / 100, Held: a.RunningContainers - 1,
+			JobView: a.JobView, JobAge: a.JobAge(snap.Time)}
 		if jr.Held < 1 {
 			jr.Held = 1
 		}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 )
 
 // Mode says whether the sidecar may write to YARN.
@@ -39,6 +41,12 @@ type Config struct {
 	// partitions that mix node types need one; the rest are placed from
 	// their usage per partition (issue 19).
 	ListingBudget int `yaml:"listing_budget"`
+	// JobBudget bounds the requests to running MapReduce AMs of one
+	// observe (two per job; default 400, negative: no bound). Jobs with a
+	// completion goal and jobs never read go first, then the stalest; the
+	// rest keep their last read or, never read, only the RM's progress
+	// (issue 19).
+	JobBudget int `yaml:"job_budget"`
 	// HistoryTasksPerJob bounds the tasks of each type read per finished
 	// job from JobHistory (0: 64, negative: all).
 	HistoryTasksPerJob int `yaml:"history_tasks_per_job"`
@@ -226,6 +234,9 @@ func (c *Config) Default() {
 	}
 	if c.Interval == 0 {
 		c.Interval = 30 * time.Second
+	}
+	if c.JobBudget == 0 {
+		c.JobBudget = yarn.DefaultJobBudget
 	}
 	if c.Store == "" {
 		c.Store = "yarn-sidecar.db"

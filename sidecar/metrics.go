@@ -22,6 +22,7 @@ type Metrics struct {
 	sumPS, minPS, boundPS, jobPS, rate, rateSamples, queueCap, queueUsed, deadlineJobs, pMeetMin, mutations *prometheus.Desc
 
 	preemptionOn, preemptionLost *prometheus.Desc
+	jobViews                     *prometheus.Desc
 }
 
 // NewMetrics registers the sidecar's metrics on reg.
@@ -50,7 +51,9 @@ func NewMetrics(reg prometheus.Registerer, board *StatusBoard) (*Metrics, error)
 
 		preemptionOn:   prometheus.NewDesc(ns+"_preemption_enabled", "1 when the ResourceManager preempts containers (source: rm-scheduler, config, hadoop-conf or assumed-on).", []string{"source"}, nil),
 		preemptionLost: prometheus.NewDesc(ns+"_preemption_predicted_lost_seconds", "Container-seconds of running work the last plan is predicted to make the RM kill.", nil, nil),
-		mutations:      prometheus.NewDesc(ns+"_mutations_last_hour", "Scheduler-configuration mutations written in the last hour (bounded by rate.max_mutations_per_hour).", nil, nil),
+		jobViews: prometheus.NewDesc(ns+"_running_jobs", "Running MapReduce jobs in the last snapshot by how current their job is: fresh (read from the AM this cycle), reused (an earlier read kept) or estimated (not read: the RM's progress only; see job_budget).",
+			[]string{"job_view"}, nil),
+		mutations: prometheus.NewDesc(ns+"_mutations_last_hour", "Scheduler-configuration mutations written in the last hour (bounded by rate.max_mutations_per_hour).", nil, nil),
 	}
 	for _, c := range []prometheus.Collector{m.planResults, m.observeSeconds, m.observeErrors, m.cycles, m} {
 		if err := reg.Register(c); err != nil {
@@ -90,7 +93,7 @@ func endpointGroup(what string) string {
 
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.sumPS, m.minPS, m.boundPS, m.jobPS, m.rate, m.rateSamples, m.queueCap, m.queueUsed, m.deadlineJobs, m.pMeetMin, m.mutations, m.preemptionOn, m.preemptionLost} {
+	for _, d := range []*prometheus.Desc{m.sumPS, m.minPS, m.boundPS, m.jobPS, m.rate, m.rateSamples, m.queueCap, m.queueUsed, m.deadlineJobs, m.pMeetMin, m.mutations, m.preemptionOn, m.preemptionLost, m.jobViews} {
 		ch <- d
 	}
 }
@@ -113,6 +116,9 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(m.preemptionLost, prometheus.GaugeValue, p.PredictedLostSeconds)
 	}
 	ch <- prometheus.MustNewConstMetric(m.mutations, prometheus.GaugeValue, float64(st.MutationsLastHour))
+	for v, n := range st.JobViews {
+		ch <- prometheus.MustNewConstMetric(m.jobViews, prometheus.GaugeValue, float64(n), string(v))
+	}
 	type qc struct{ q, c string }
 	ps := map[qc]float64{}
 	verdicts := map[[2]string]int{}

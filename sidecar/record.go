@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
 // RecordCycle folds one cycle's report into the status board: the latest
@@ -27,6 +29,7 @@ func RecordCycle(b *StatusBoard, rep CycleReport) {
 		}
 		st.MutationsLastHour = rep.Outcome.MutationsLastHour
 		st.Inputs = rep.Inputs
+		st.JobViews = jobViews(rep.Snapshot)
 		pt := PSPoint{Time: rep.Snapshot.Time, SumPS: d.SumPS, MinPS: d.MinPS, Bound: d.BoundPS, Jobs: map[string]float64{}}
 		for _, j := range d.Jobs {
 			pt.Jobs[j.AppID] = j.PS
@@ -303,6 +306,22 @@ func cycleWarnings(rep CycleReport, queues []QueueStatus) []string {
 	}
 	if rep.Err != nil {
 		out = append(out, "last cycle failed: "+rep.Err.Error())
+	}
+	return out
+}
+
+// jobViews counts running apps by App.JobView (nil when jobs were not
+// observed).
+func jobViews(snap cluster.Snapshot) map[cluster.JobView]int {
+	var out map[cluster.JobView]int
+	for _, a := range snap.Apps {
+		if a.State != cluster.AppRunning || a.JobView == "" {
+			continue
+		}
+		if out == nil {
+			out = map[cluster.JobView]int{}
+		}
+		out[a.JobView]++
 	}
 	return out
 }

@@ -110,10 +110,18 @@ func TestCapacityKeys(t *testing.T) {
 	}
 }
 
-// The per-queue metrics include the admin's guarantee and the fair share.
+// The per-queue metrics include the admin's guarantee and the fair share;
+// running jobs are counted by how current their job is (job_budget).
 func TestMetricsAdminAndFair(t *testing.T) {
 	b := &StatusBoard{}
-	RecordCycle(b, cycleAt(time.Unix(0, 0), 1, 25, []JobStatus{{AppID: "a", Queue: "root.crypto", PS: 0.4, FairShare: 0.5}}, nil, ResultNoChange))
+	rep := cycleAt(time.Unix(0, 0), 1, 25, []JobStatus{{AppID: "a", Queue: "root.crypto", PS: 0.4, FairShare: 0.5}}, nil, ResultNoChange)
+	rep.Snapshot.Apps = []cluster.App{
+		{ID: "a", State: cluster.AppRunning, JobView: cluster.JobFresh},
+		{ID: "b", State: cluster.AppRunning, JobView: cluster.JobEstimated},
+		{ID: "c", State: cluster.AppRunning, JobView: cluster.JobEstimated},
+		{ID: "d", State: cluster.AppRunning}, // not MapReduce
+	}
+	RecordCycle(b, rep)
 	reg := prometheus.NewRegistry()
 	m, err := NewMetrics(reg, b)
 	if err != nil {
@@ -138,7 +146,9 @@ func TestMetricsAdminAndFair(t *testing.T) {
 		"yarn_sidecar_queue_admin_capacity_ratio{partition=,queue=root.crypto}":    0.5,
 		"yarn_sidecar_queue_admin_capacity_ratio{partition=gpu,queue=root.crypto}": 0.25,
 		"yarn_sidecar_queue_fair_share{queue=root.crypto}":                         0.5,
-		"yarn_sidecar_warnings{}": 0,
+		"yarn_sidecar_warnings{}":                       0,
+		"yarn_sidecar_running_jobs{job_view=fresh}":     1,
+		"yarn_sidecar_running_jobs{job_view=estimated}": 2,
 	} {
 		if g, ok := got[k]; !ok || g != v {
 			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)

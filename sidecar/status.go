@@ -3,6 +3,8 @@ package sidecar
 import (
 	"sync"
 	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
 // JobStatus is one running (or just finished) job as the sidecar sees it:
@@ -155,6 +157,10 @@ type Status struct {
 	// Inputs is the latest cycle's view of running jobs' HDFS inputs,
 	// unreadable ones with their error (nil when block maps are off).
 	Inputs *InputsReport `json:"inputs,omitempty"`
+	// JobViews counts the latest snapshot's running MapReduce apps by how
+	// current their job is (fresh, reused, estimated): the running-job AM
+	// budget's trade-off (observe's job_budget).
+	JobViews map[cluster.JobView]int `json:"jobViews,omitempty"`
 }
 
 // Overview is what the report's header, queue table and "what it bought"

@@ -406,7 +406,7 @@ func (g *PreemptionGuard) workDone(snap cluster.Snapshot) func(cluster.App) []Ta
 	}
 	return func(a cluster.App) []TaskWork {
 		if a.Job == nil {
-			return nil
+			return unreadWork(a, snap.Time)
 		}
 		class := g.ClassKey.ClassOf(a)
 		mean := 0.0
@@ -414,16 +414,37 @@ func (g *PreemptionGuard) workDone(snap cluster.Snapshot) func(cluster.App) []Ta
 			mean = m.Map.Mean()
 		}
 		elapsed := snap.Time.Sub(a.Job.StartTime).Seconds()
+		// A job kept from an earlier read (over the cycle's AM budget):
+		// its maps still running have each done up to its age more.
+		age := a.JobAge(snap.Time).Seconds()
 		out := make([]TaskWork, 0, len(a.Job.RunningMaps))
 		for _, p := range a.Job.RunningMaps {
 			w := TaskWork{Done: math.Max(0, elapsed)}
 			if mean > 0 {
-				w = TaskWork{Done: math.Max(0, math.Min(elapsed, p*mean)), Left: math.Max(0, (1-p)*mean)}
+				w = TaskWork{Done: math.Max(0, math.Min(elapsed, p*mean+age)), Left: math.Max(0, (1-p)*mean-age)}
 			}
 			out = append(out, w)
 		}
 		return out
 	}
+}
+
+// unreadWork is a running MapReduce app's work when its job was not read
+// (cluster.JobEstimated: over the cycle's AM budget): every container but
+// the AM is taken as a task that has run since the app started and has
+// nothing left — the upper bound on work a kill loses that workDone uses
+// without a model, so an unread app never makes preemption look cheap.
+// Apps that are not MapReduce (no job to read) have no tasks here, as
+// before.
+func unreadWork(a cluster.App, now time.Time) []TaskWork {
+	if a.JobView != cluster.JobEstimated || a.RunningContainers <= 1 {
+		return nil
+	}
+	out := make([]TaskWork, a.RunningContainers-1)
+	for i := range out {
+		out[i] = TaskWork{Done: math.Max(0, now.Sub(a.StartedTime).Seconds())}
+	}
+	return out
 }
 
 func gainPS(dec *Decision) float64 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -24,6 +25,21 @@ type YARN struct {
 	// per-node listings of the rest (yarn.ObserveOptions).
 	NodeType      func(cluster.Node) string
 	ListingBudget int
+	// JobBudget bounds the AM requests for running jobs per observe
+	// (yarn.ObserveOptions.JobBudget; 0: its default); JobFirst marks the
+	// apps whose jobs are read first (nil: apps tagged deadline=...).
+	JobBudget int
+	JobFirst  func(cluster.App) bool
+}
+
+// HasGoal is a YARN.JobFirst: apps with a completion goal, from a
+// deadline tag or their class's SLO (deadline.GoalOf), so their
+// remaining work is read fresh every cycle.
+func HasGoal(classOf func(cluster.App) string, slos map[string]time.Duration) func(cluster.App) bool {
+	return func(a cluster.App) bool {
+		_, ok, _ := deadline.GoalOf(a, classOf(a), slos)
+		return ok
+	}
 }
 
 var (
@@ -43,7 +59,8 @@ func (y YARN) Observe(ctx context.Context, now time.Time) (cluster.Snapshot, err
 	if y.RMClock {
 		now = time.Time{}
 	}
-	return y.Client.Observe(ctx, yarn.ObserveOptions{Now: now, Jobs: y.Jobs, NodeType: y.NodeType, ListingBudget: y.ListingBudget})
+	return y.Client.Observe(ctx, yarn.ObserveOptions{Now: now, Jobs: y.Jobs, NodeType: y.NodeType, ListingBudget: y.ListingBudget,
+		JobBudget: y.JobBudget, JobFirst: y.JobFirst})
 }
 
 // SchedulerConf reads the live scheduler configuration.

@@ -106,6 +106,7 @@ func TestMisbehavingEndpoints(t *testing.T) {
 		status  int      // the *RemoteError status; 0: not a RemoteError
 		is      error    // errors.Is target, if any
 		hits    int32    // requests the endpoint must have seen; 0: don't check
+		atMost  bool     // hits is a ceiling: a loaded machine may time out before the request lands
 	}{
 		{name: "401 SPNEGO challenge",
 			handler: func(<-chan struct{}) http.HandlerFunc {
@@ -167,7 +168,7 @@ func TestMisbehavingEndpoints(t *testing.T) {
 				}
 			},
 			cfg:  func(c *Config) { c.Timeout = 200 * time.Millisecond },
-			want: []string{"Timeout"}, is: context.DeadlineExceeded, hits: 1},
+			want: []string{"Timeout"}, is: context.DeadlineExceeded, hits: 1, atMost: true}, // never retried
 	}
 	for _, bc := range cases {
 		for _, call := range badCalls {
@@ -199,7 +200,7 @@ func TestMisbehavingEndpoints(t *testing.T) {
 				if bc.is != nil && !errors.Is(err, bc.is) {
 					t.Errorf("error %v is not %v", err, bc.is)
 				}
-				if bc.hits != 0 && hits.Load() != bc.hits {
+				if got := hits.Load(); bc.hits != 0 && (got > bc.hits || !bc.atMost && got != bc.hits) {
 					t.Errorf("%s requested %d times, want %d", call.path, hits.Load(), bc.hits)
 				}
 				if d := time.Since(start); d > 3*time.Second {

@@ -9,10 +9,12 @@ import (
 
 // jobCache keeps each running MapReduce app's job (read from its AM, two
 // requests, one of them the list of every map task) between snapshots. An
-// entry is reused while what the RM says of the app — its progress (the
-// AM's own, from its heartbeat), running containers and allocation — is
-// what it was when the job was read: then no task started or finished
-// since. It is still re-read after PlacementMaxAge.
+// entry is reused for free while what the RM says of the app — its
+// progress (the AM's own, from its heartbeat), running containers and
+// allocation — is what it was when the job was read: then no task started
+// or finished since. A changed app's entry is reused too when the cycle's
+// job budget went to other apps (see planJobReads). Neither past
+// ObserveOptions.JobMaxAge.
 type jobCache struct {
 	mu sync.Mutex
 	m  map[string]jobEntry
@@ -26,23 +28,46 @@ type jobEntry struct {
 	job        *cluster.Job
 }
 
-func (c *jobCache) get(a *cluster.App, now time.Time, maxAge time.Duration) (*cluster.Job, bool) {
+// defaultJobMaxAge is ObserveOptions.JobMaxAge's default. At the default
+// budget (200 jobs a cycle) and interval (30 s), 15 minutes is 30 cycles,
+// 6,000 reads: every job of a cluster running 5,000 (scale-10k) is read
+// again before its last read expires.
+const defaultJobMaxAge = 15 * time.Minute
+
+// jobMaxAge resolves ObserveOptions.JobMaxAge: 0 is the default; negative
+// means no reuse (ok false).
+func jobMaxAge(maxAge time.Duration) (time.Duration, bool) {
 	if maxAge == 0 {
-		maxAge = defaultPlacementMaxAge
+		maxAge = defaultJobMaxAge
 	}
-	if maxAge < 0 {
-		return nil, false
-	}
+	return maxAge, maxAge > 0
+}
+
+// entry is the app's cached job, if any (whatever its age).
+func (c *jobCache) entry(id string) (jobEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.m[a.ID]
-	if !ok || e.progress != a.Progress || e.containers != a.RunningContainers || e.allocated != a.Allocated ||
-		now.Sub(e.read) > maxAge || now.Before(e.read) {
-		return nil, false
-	}
-	j := *e.job // a copy: consumers may not share the cached job's slices' backing arrays for writing
+	e, ok := c.m[id]
+	return e, ok
+}
+
+// young reports whether the entry may be reused at now.
+func (e jobEntry) young(now time.Time, maxAge time.Duration) bool {
+	age, ok := jobMaxAge(maxAge)
+	return ok && !now.Before(e.read) && now.Sub(e.read) <= age
+}
+
+// unchanged reports whether the RM shows the app as it was at the read.
+func (e jobEntry) unchanged(a *cluster.App) bool {
+	return e.progress == a.Progress && e.containers == a.RunningContainers && e.allocated == a.Allocated
+}
+
+// copyJob is the entry's job for one snapshot: consumers may not share the
+// cached job's slices' backing arrays for writing.
+func (e jobEntry) copyJob() *cluster.Job {
+	j := *e.job
 	j.RunningMaps = append([]float64(nil), e.job.RunningMaps...)
-	return &j, true
+	return &j
 }
 
 func (c *jobCache) put(a *cluster.App, now time.Time, j *cluster.Job) {

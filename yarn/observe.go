@@ -22,8 +22,7 @@ type ObserveOptions struct {
 	Jobs bool
 	// Concurrency bounds per-app calls (default 8).
 	Concurrency int
-	// PlacementMaxAge bounds how long an app's containers-per-node (and,
-	// with Jobs, its job: while its progress is unchanged too) may be
+	// PlacementMaxAge bounds how long an app's containers-per-node may be
 	// reused while its running containers and allocation are unchanged
 	// (default 5 min; negative: always re-read). Each re-read costs two
 	// requests per app — 10,000 on a cluster running 5,000 apps.
@@ -38,6 +37,21 @@ type ObserveOptions struct {
 	// when NodeType is set (two per app; default 400; negative: no bound).
 	// Apps over it are estimated from their partition's type mix.
 	ListingBudget int
+	// JobBudget bounds the AM requests of one observe with Jobs (two per
+	// job; default 400; negative: no bound). Jobs are read in priority
+	// order — apps with a completion goal (JobFirst), then apps never
+	// read, then the stalest reads; the others keep their last read while
+	// younger than JobMaxAge or go without one, as App.JobView says.
+	JobBudget int
+	// JobMaxAge bounds how long a job read is kept for an app not read
+	// again: for free while the RM shows the app unchanged (same progress,
+	// containers and allocation), else when the budget went to other apps
+	// (default 15 min; negative: never kept). A job's totals and sizes do
+	// not change while it runs; its counts lag by up to this much.
+	JobMaxAge time.Duration
+	// JobFirst marks apps whose job is read before all others (nil: apps
+	// tagged deadline=...).
+	JobFirst func(cluster.App) bool
 }
 
 // Observe reads one snapshot: nodes, partitions (computed from the nodes and
@@ -104,15 +118,28 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		listApp = func(i int) bool { return chosen[i] }
 	}
 
+	// Which running jobs are read from their AMs: within the job budget.
+	readJob := func(int) bool { return false }
+	if opts.Jobs {
+		if opts.JobBudget == 0 {
+			opts.JobBudget = DefaultJobBudget
+		}
+		chosen := make(map[int]bool)
+		for _, i := range c.jobs.planJobReads(snap.Apps, snap.Time, opts.JobMaxAge, opts.JobBudget, opts.JobFirst) {
+			chosen[i] = true
+		}
+		readJob = func(i int) bool { return chosen[i] }
+	}
+
 	sem := make(chan struct{}, opts.Concurrency)
 	var mu sync.Mutex
 	for i := range snap.Apps {
-		list := listApp(i)
-		if !list && !(opts.Jobs && snap.Apps[i].Type == "MAPREDUCE") {
+		list, job := listApp(i), readJob(i)
+		if !list && !job {
 			continue
 		}
 		wg.Add(1)
-		go func(a *cluster.App) {
+		go func(a *cluster.App, list, job bool) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
@@ -136,23 +163,21 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 				}
 				mu.Unlock()
 			}
-			if opts.Jobs && a.Type == "MAPREDUCE" {
-				j, cached := c.jobs.get(a, snap.Time, opts.PlacementMaxAge)
-				var err error
-				if !cached {
-					if j, err = c.RunningJob(ctx, *a); err == nil {
-						c.jobs.put(a, snap.Time, j)
-					}
+			if job {
+				j, err := c.RunningJob(ctx, *a)
+				if err == nil {
+					c.jobs.put(a, snap.Time, j)
 				}
 				mu.Lock()
 				if err != nil {
 					snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " job", Endpoint: "/proxy/" + a.ID + "/ws/v1/mapreduce", Err: err.Error()})
+					c.jobs.keepOrEstimate(a, snap.Time, opts.JobMaxAge)
 				} else {
-					a.Job = j
+					a.Job, a.JobView, a.JobReadAt = j, cluster.JobFresh, snap.Time
 				}
 				mu.Unlock()
 			}
-		}(&snap.Apps[i])
+		}(&snap.Apps[i], list, job)
 	}
 	wg.Wait()
 	c.jobs.keep(snap.Apps)

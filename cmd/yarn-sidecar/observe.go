@@ -43,7 +43,7 @@ in the README for other tools.`,
 			// Placement per node type as the daemon reads it (issue 19):
 			// listings only for apps on partitions that mix node types.
 			snap, err := client.Observe(cmd.Context(), yarn.ObserveOptions{Jobs: jobs, NodeType: classifierFrom(cfg).TypeOf,
-				ListingBudget: cfg.ListingBudget} /* stamped with the RM's clock */)
+				ListingBudget: cfg.ListingBudget, JobBudget: cfg.JobBudget} /* stamped with the RM's clock */)
 			if err != nil {
 				return err
 			}

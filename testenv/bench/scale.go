@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,6 +50,7 @@ type rmMeter struct {
 	h           http.Handler
 	busy        atomic.Int64 // ns
 	requests    atomic.Int64
+	amRequests  atomic.Int64 // to running jobs' AMs (/proxy/...)
 	prerendered atomic.Bool
 	mu          sync.Mutex
 	cache       map[string]*httptest.ResponseRecorder
@@ -59,6 +61,9 @@ func (m *rmMeter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		m.busy.Add(int64(time.Since(start)))
 		m.requests.Add(1)
+		if strings.HasPrefix(r.URL.Path, "/proxy/") {
+			m.amRequests.Add(1)
+		}
 	}()
 	if !m.prerendered.Load() || r.Method != http.MethodGet {
 		m.h.ServeHTTP(w, r)
@@ -266,6 +271,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		}}
 	c.RunUntil(c.Now().Add(30 * time.Second))
 	var rep sidecar.CycleReport
+	am0 := meter.amRequests.Load()
 	cyM, cyRM, cyReq, err := meter.metered(func() error {
 		var err error
 		rep, err = loop.Once(ctx)
@@ -274,6 +280,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cycle: %w", err)
 	}
+	cyAM := meter.amRequests.Load() - am0
 	// The plan step alone, on the cycle's own decision (it is pure).
 	live, err := api.SchedulerConf(ctx)
 	if err != nil {
@@ -321,6 +328,20 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 			Baseline: fmt.Sprintf("exporter scrape %s", ms(exM.Wall)),
 			Ratio:    fmt.Sprintf("%.2f× time", cyM.Wall.Seconds()/exM.Wall.Seconds()), Goal: "≤1.5 s, ≤512 MiB"},
 	}
+	// The job budget's trade-off: AM requests spent vs running MR apps,
+	// and how current each app's job is in the cycle's snapshot.
+	views := map[cluster.JobView]int{}
+	mrApps := 0
+	for _, a := range rep.Snapshot.RunningApps() {
+		if a.Type == "MAPREDUCE" {
+			mrApps++
+			views[a.JobView]++
+		}
+	}
+	rows = append(rows, Row{Area: "scale", Name: fmt.Sprintf("%s: the cycle's requests to running jobs' AMs (budget %d, 2 per job read); jobs read fresh / kept / estimated from the RM's progress", name, yarn.DefaultJobBudget),
+		Figure:   fmt.Sprintf("%d requests; %d / %d / %d", cyAM, views[cluster.JobFresh], views[cluster.JobReused], views[cluster.JobEstimated]),
+		Baseline: fmt.Sprintf("%d running MapReduce apps (%d requests to read every job)", mrApps, 2*mrApps),
+		Ratio:    fmt.Sprintf("%.2f×", float64(cyAM)/float64(max(1, 2*mrApps)))})
 	for _, s := range []struct {
 		step string
 		d    time.Duration

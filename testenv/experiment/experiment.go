@@ -234,7 +234,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		return Result{}, err
 	}
 	defer audit.Close()
-	api := sidecar.YARN{Client: client, Jobs: true}
+	// The daemon's AM budget for running jobs, as wire.go sets it from
+	// job_budget's default.
+	api := sidecar.YARN{Client: client, Jobs: true, JobBudget: yarn.DefaultJobBudget}
 	info, err := client.Info(ctx)
 	if err != nil {
 		return Result{}, err

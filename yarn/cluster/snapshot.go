@@ -193,6 +193,11 @@ type App struct {
 	// Preempted is nil until preemption took something from the app.
 	Preempted *AppPreemption `json:"preempted,omitempty"`
 	Job       *Job           `json:"job,omitempty"`
+	// JobView says whether Job was read this cycle, kept from an earlier
+	// read (JobReadAt), or is nil with only the RM's Progress to go on
+	// (empty: jobs not observed, or not a MapReduce app).
+	JobView   JobView   `json:"jobView,omitempty"`
+	JobReadAt time.Time `json:"jobReadAt,omitzero"`
 }
 
 // PlacementSource says how an app's containers per node type were found.
