@@ -159,6 +159,7 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 		rules = l.Rules(snap)
 	}
 	rules = PreemptionRules(rules, snap, dec.Preemption)
+	rules = UrgentRules(rules, dec.Urgent)
 	plan, err := BuildPlan(snap.Time, live, snap.ConfVersion, dec.Targets, rules)
 	if err != nil {
 		return rep, fmt.Errorf("build plan: %w", err)

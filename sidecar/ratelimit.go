@@ -156,3 +156,14 @@ func raisesUrgent(p *Plan) bool {
 	}
 	return false
 }
+
+// UrgentRules lifts the per-cycle step limit for a decision that raises a
+// queue for a deadline at risk (issue 18: a 150 s goal needing 47% cannot
+// climb 25 points a cycle). The bands still hold: BuildPlan never writes
+// outside them, whatever the step limit.
+func UrgentRules(r SafetyRules, urgent map[string]string) SafetyRules {
+	if len(urgent) > 0 {
+		r.MaxStepPercent = 0 // no step limit (safety.go: 0 = none)
+	}
+	return r
+}

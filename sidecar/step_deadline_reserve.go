@@ -30,7 +30,15 @@ import (
 // A queue whose guarantee the step raises for a job at risk is marked
 // urgent (s.Urgent): its plan may pass the rate limit's interval and gain
 // threshold (ratelimit.go), since a 150 s goal cannot wait a 2 min interval.
-type deadlineReserveStep struct{}
+//
+// Two floors at the admin's guarantee (its first-seen share, Seen) hold
+// besides the reservations (issue 18): a queue with a running goal job —
+// one that cannot meet its goal too, as Polo's utility keeps growing for a
+// late job (digest 002 §1.3) — and an idle queue, whose next job (a goal
+// job arriving) then starts from its promise, not from the band's floor.
+type deadlineReserveStep struct {
+	Seen map[string]SeenValue
+}
 
 func (deadlineReserveStep) Name() string { return "deadline reservations" }
 
@@ -43,9 +51,9 @@ type deadlineClaim struct {
 	AtRisk   bool
 }
 
-func (deadlineReserveStep) Run(s *decideState) error {
+func (st deadlineReserveStep) Run(s *decideState) error {
 	claims := deadlineClaims(s.Deadlines)
-	if len(claims) == 0 || len(s.Plan.Queues) == 0 {
+	if len(s.Plan.Queues) == 0 {
 		return nil
 	}
 	totals := map[string]float64{}
@@ -72,6 +80,18 @@ func (deadlineReserveStep) Run(s *decideState) error {
 		}
 		byPart[p][q] = 100 * float64(n) / totals[p]
 	}
+	full := map[string]float64{}
+	for _, p := range s.Parts {
+		for _, n := range p.Slots {
+			full[p.Name] += float64(n)
+		}
+	}
+	for part, adm := range adminFloors(s, st.Seen, full, totals) {
+		if byPart[part] == nil {
+			byPart[part] = map[string]float64{}
+		}
+		byPart[part] = mergeFloors(byPart[part], adm)
+	}
 	for part, floors := range byPart {
 		want := map[string]float64{}
 		for _, qp := range s.Plan.Queues {
@@ -86,7 +106,9 @@ func (deadlineReserveStep) Run(s *decideState) error {
 			if !ok || v == qp.Capacity[part] {
 				continue
 			}
-			if v > qp.Capacity[part] {
+			if v > qp.Capacity[part] && held[qp.Path] == 0 {
+				qp.Reason = "kept at the admin's guarantee: idle, or running a job with a goal"
+			} else if v > qp.Capacity[part] {
 				qp.Reason = fmt.Sprintf("holds %d containers for its jobs' deadlines (earliest deadline first; Polo's s_req)", held[qp.Path])
 			}
 			qp.Capacity[part] = v
@@ -167,6 +189,74 @@ func urgentQueues(s *decideState, claims []deadlineClaim, held map[string]int, h
 	}
 	if len(out) == 0 {
 		return nil
+	}
+	return out
+}
+
+// adminFloors are, per partition in percent of the plannable slots, the
+// admin's guarantee of each planned queue that is idle or runs a job with
+// a goal (whatever its verdict).
+func adminFloors(s *decideState, seen map[string]SeenValue, full, plannableSlots map[string]float64) map[string]map[string]float64 {
+	keep := map[string]bool{}
+	for _, q := range s.Queues {
+		if q.Demand == 0 {
+			keep[q.Path] = true
+		}
+	}
+	for _, qr := range s.Deadlines {
+		for _, j := range qr.Jobs {
+			if j.Deadline != nil {
+				keep[j.Queue] = true
+			}
+		}
+	}
+	out := map[string]map[string]float64{}
+	for _, qp := range s.Plan.Queues {
+		if !keep[qp.Path] {
+			continue
+		}
+		for part := range qp.Capacity {
+			v, ok := seen[seenKey(qp.Path, part)]
+			if !ok || plannableSlots[part] <= 0 {
+				continue
+			}
+			f := min(100, 100*v.AbsShare*full[part]/plannableSlots[part])
+			if f <= 0 {
+				continue
+			}
+			if out[part] == nil {
+				out[part] = map[string]float64{}
+			}
+			out[part][qp.Path] = f
+		}
+	}
+	return out
+}
+
+// mergeFloors is each queue's larger floor, the reservations' first: when
+// the two sets together ask for more than the partition, the admin floors'
+// part above the reservations is scaled down to fit (a reservation made
+// EDF is never undone by a floor).
+func mergeFloors(held, admin map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	maps.Copy(out, held)
+	sum, extra := 0.0, map[string]float64{}
+	for _, v := range held {
+		sum += v
+	}
+	total := 0.0
+	for q, v := range admin {
+		if e := v - held[q]; e > 0 {
+			extra[q] = e
+			total += e
+		}
+	}
+	scale := 1.0
+	if room := 100 - sum; total > room {
+		scale = max(0, room) / total
+	}
+	for q, e := range extra {
+		out[q] = held[q] + e*scale
 	}
 	return out
 }

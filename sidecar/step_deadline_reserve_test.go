@@ -2,12 +2,15 @@ package sidecar
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
 func TestDeadlineClaims(t *testing.T) {
@@ -135,5 +138,91 @@ func TestRateLimitUrgentException(t *testing.T) {
 		if ok != tc.allow || !strings.Contains(why, tc.reason) {
 			t.Errorf("%s: Allow = %v %q, want %v (reason containing %q)", tc.name, ok, why, tc.allow, tc.reason)
 		}
+	}
+}
+
+// TestDeadlineReserveStep runs the step on root.{a,b,c} (admin 60/20/20,
+// 100 slots) with the plan the PS step left.
+func TestDeadlineReserveStep(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	goal := t0.Add(150 * time.Second)
+	tree := mustTree(t, schedconf.Conf{pre + "root.queues": "a,b,c",
+		pre + "root.a.capacity": "60", pre + "root.b.capacity": "20", pre + "root.c.capacity": "20"})
+	seen := map[string]SeenValue{}
+	for q, v := range map[string]float64{"root.a": 0.6, "root.b": 0.2, "root.c": 0.2} {
+		seen[seenKey(q, "")] = SeenValue{AbsShare: v}
+	}
+	job := func(verdict string, needed int) []deadline.QueueReport {
+		return []deadline.QueueReport{{Queue: "root.b", Jobs: []deadline.JobReport{{Name: "j4", Queue: "root.b", Deadline: &goal, Needed: needed, Verdict: verdict}}}}
+	}
+	for _, tc := range []struct {
+		name       string
+		demand     map[string]int64
+		planned    map[string]float64
+		deadlines  []deadline.QueueReport
+		want       map[string]float64
+		wantUrgent bool
+	}{
+		{"no goals, all busy: plan unchanged", map[string]int64{"root.a": 50, "root.b": 50, "root.c": 50},
+			map[string]float64{"root.a": 70, "root.b": 5, "root.c": 25}, nil,
+			map[string]float64{"root.a": 70, "root.b": 5, "root.c": 25}, false},
+		{"idle queue kept at the admin's guarantee", map[string]int64{"root.a": 50, "root.b": 0, "root.c": 50},
+			map[string]float64{"root.a": 70, "root.b": 5, "root.c": 25}, nil,
+			map[string]float64{"root.a": 70 - 15*70.0/95, "root.b": 20, "root.c": 25 - 15*25.0/95}, false},
+		{"job that cannot meet its goal keeps the admin's guarantee", map[string]int64{"root.a": 50, "root.b": 10, "root.c": 50},
+			map[string]float64{"root.a": 70, "root.b": 5, "root.c": 25}, job(deadline.CannotMeet, 90),
+			map[string]float64{"root.a": 70 - 15*70.0/95, "root.b": 20, "root.c": 25 - 15*25.0/95}, false},
+		{"job at risk gets what it needs, urgent", map[string]int64{"root.a": 50, "root.b": 10, "root.c": 50},
+			map[string]float64{"root.a": 70, "root.b": 5, "root.c": 25}, job(deadline.AtRisk, 47),
+			map[string]float64{"root.a": 70 - 42*70.0/95, "root.b": 47, "root.c": 25 - 42*25.0/95}, true},
+	} {
+		s := &decideState{Tree: tree, Parts: []progress.PartitionSlots{{Name: "", Slots: map[string]int64{"t": 100}}}, Deadlines: tc.deadlines}
+		for _, q := range []string{"root.a", "root.b", "root.c"} {
+			s.Queues = append(s.Queues, progress.QueueDemand{Path: q, Demand: tc.demand[q]})
+			s.Plan.Queues = append(s.Plan.Queues, progress.QueuePlan{Path: q, Capacity: map[string]float64{"": tc.planned[q]}})
+		}
+		if err := (deadlineReserveStep{Seen: seen}).Run(s); err != nil {
+			t.Fatal(err)
+		}
+		for _, qp := range s.Plan.Queues {
+			if got := qp.Capacity[""]; math.Abs(got-tc.want[qp.Path]) > 1e-6 {
+				t.Errorf("%s: %s at %.3f%%, want %.3f%%", tc.name, qp.Path, got, tc.want[qp.Path])
+			}
+		}
+		if got := s.Urgent["root.b"] != ""; got != tc.wantUrgent {
+			t.Errorf("%s: root.b urgent %v, want %v (%v)", tc.name, got, tc.wantUrgent, s.Urgent)
+		}
+	}
+}
+
+func TestMergeFloors(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		held, admin map[string]float64
+		want        map[string]float64
+	}{
+		{"larger of the two", map[string]float64{"a": 47}, map[string]float64{"a": 20, "b": 20}, map[string]float64{"a": 47, "b": 20}},
+		{"no reservations", nil, map[string]float64{"b": 20}, map[string]float64{"b": 20}},
+		{"admin floors scaled to the room the reservations leave", map[string]float64{"a": 90}, map[string]float64{"b": 20, "c": 20}, map[string]float64{"a": 90, "b": 5, "c": 5}},
+	} {
+		if got := mergeFloors(tc.held, tc.admin); !maps.EqualFunc(got, tc.want, func(x, y float64) bool { return math.Abs(x-y) < 1e-9 }) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestUrgentRules(t *testing.T) {
+	r := SafetyRules{MaxStepPercent: 25, HysteresisPercent: 2}
+	if got := UrgentRules(r, nil); got.MaxStepPercent != 25 {
+		t.Errorf("no urgent queue: step limit %g, want 25", got.MaxStepPercent)
+	}
+	got := UrgentRules(r, map[string]string{"root.b": "j4 at risk"})
+	if got.MaxStepPercent != 0 || got.HysteresisPercent != 2 {
+		t.Errorf("urgent: rules %+v, want no step limit and hysteresis kept", got)
+	}
+	// The step limit lifted, the move lands in one cycle: 5% → 47%.
+	res := LimitStep(map[string]float64{"a": 95, "b": 5}, map[string]float64{"a": 53, "b": 47}, nil, got)
+	if res.Next["b"] != 47 || res.Limited {
+		t.Errorf("urgent step: %v (limited %v), want b at 47", res.Next, res.Limited)
 	}
 }

@@ -61,7 +61,7 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		demandStep{Queues: d.Queues, Seen: seen},
 		deadlineStep{Models: d.Models, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		psPlanStep{},
-		deadlineReserveStep{},
+		deadlineReserveStep{Seen: seen},
 		hierarchyStep{},
 		targetsStep{},
 		guaranteeStep{Bands: d.Guarantees, Seen: seen},
