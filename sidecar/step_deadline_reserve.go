@@ -3,6 +3,7 @@ package sidecar
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -52,10 +53,22 @@ type deadlineClaim struct {
 }
 
 func (st deadlineReserveStep) Run(s *decideState) error {
-	claims := deadlineClaims(s.Deadlines)
 	if len(s.Plan.Queues) == 0 {
 		return nil
 	}
+	full := map[string]float64{}
+	for _, p := range s.Parts {
+		for _, n := range p.Slots {
+			full[p.Name] += float64(n)
+		}
+	}
+	promised := map[string]int{}
+	for _, qp := range s.Plan.Queues {
+		if v, ok := st.Seen[seenKey(qp.Path, qp.Home)]; ok {
+			promised[qp.Path] = int(math.Round(v.AbsShare * full[qp.Home]))
+		}
+	}
+	claims := deadlineClaims(s.Deadlines, promised)
 	totals := map[string]float64{}
 	for _, p := range plannable(s) {
 		for _, n := range p.Slots {
@@ -79,12 +92,6 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 			byPart[p] = map[string]float64{}
 		}
 		byPart[p][q] = 100 * float64(n) / totals[p]
-	}
-	full := map[string]float64{}
-	for _, p := range s.Parts {
-		for _, n := range p.Slots {
-			full[p.Name] += float64(n)
-		}
 	}
 	for part, adm := range adminFloors(s, st.Seen, full, totals) {
 		if byPart[part] == nil {
@@ -121,19 +128,30 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 	return nil
 }
 
-// deadlineClaims are the running jobs with goals that can still meet them
-// and need containers, earliest deadline first (ties by job name).
-func deadlineClaims(reports []deadline.QueueReport) []deadlineClaim {
+// deadlineClaims are the running jobs with goals that need containers,
+// earliest deadline first (ties by job name). A job that can still meet
+// its goal claims what it needs; one that cannot claims its queue's
+// admin guarantee (promised, containers): Polo's utility keeps growing
+// for a late job, so it keeps its fair share, in its deadline's turn.
+func deadlineClaims(reports []deadline.QueueReport, promised map[string]int) []deadlineClaim {
 	var out []deadlineClaim
 	for _, qr := range reports {
 		for _, j := range qr.Jobs {
-			if j.Deadline == nil || j.Needed <= 0 {
+			if j.Deadline == nil {
 				continue
 			}
-			if j.Verdict != deadline.AtRisk && j.Verdict != deadline.OnTrack {
+			need := j.Needed
+			switch j.Verdict {
+			case deadline.AtRisk, deadline.OnTrack:
+			case deadline.CannotMeet:
+				need = promised[j.Queue]
+			default:
 				continue
 			}
-			out = append(out, deadlineClaim{Queue: j.Queue, Job: j.Name, Deadline: *j.Deadline, Needed: j.Needed, AtRisk: j.Verdict == deadline.AtRisk})
+			if need <= 0 {
+				continue
+			}
+			out = append(out, deadlineClaim{Queue: j.Queue, Job: j.Name, Deadline: *j.Deadline, Needed: need, AtRisk: j.Verdict == deadline.AtRisk})
 		}
 	}
 	sort.SliceStable(out, func(i, k int) bool {

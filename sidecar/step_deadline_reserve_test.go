@@ -30,18 +30,21 @@ func TestDeadlineClaims(t *testing.T) {
 			{Name: "j5", Queue: "a", Deadline: at(150), Needed: 1, Verdict: deadline.AtRisk},
 			{Name: "j4", Queue: "b", Deadline: at(150), Needed: 1, Verdict: deadline.AtRisk},
 		}, []string{"j4", "j5"}},
-		{"no goal, no need, cannot meet and unknown claim nothing", []deadline.JobReport{
+		{"no goal, no need and unknown claim nothing; cannot meet claims the admin's guarantee", []deadline.JobReport{
 			{Name: "nogoal", Queue: "a", Needed: 4, Verdict: deadline.NoGoal},
 			{Name: "noneed", Queue: "a", Deadline: at(100), Needed: 0, Verdict: deadline.OnTrack},
 			{Name: "hopeless", Queue: "a", Deadline: at(100), Needed: 9, Verdict: deadline.CannotMeet},
 			{Name: "unknown", Queue: "a", Deadline: at(100), Needed: 2, Verdict: "unknown (no progress yet)"},
 			{Name: "ok", Queue: "a", Deadline: at(100), Needed: 2, Verdict: deadline.OnTrack},
-		}, []string{"ok"}},
+		}, []string{"hopeless", "ok"}},
 	} {
-		got := deadlineClaims([]deadline.QueueReport{{Jobs: tc.jobs}})
+		got := deadlineClaims([]deadline.QueueReport{{Jobs: tc.jobs}}, map[string]int{"a": 24})
 		var names []string
 		for _, c := range got {
 			names = append(names, c.Job)
+			if c.Job == "hopeless" && (c.Needed != 24 || c.AtRisk) {
+				t.Errorf("%s: a job that cannot meet its goal claims %d (at risk %v), want its queue's 24 promised, not at risk", tc.name, c.Needed, c.AtRisk)
+			}
 		}
 		if !slices.Equal(names, tc.want) {
 			t.Errorf("%s: claims %v, want %v", tc.name, names, tc.want)
