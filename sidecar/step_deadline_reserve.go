@@ -79,7 +79,18 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 	for _, qp := range s.Plan.Queues {
 		home[qp.Path] = qp.Home
 	}
-	held := reserveEDF(claims, home, totals)
+	// An idle queue's promise comes before the reservations: it costs
+	// nothing while the queue is idle (its share is lent out), and a goal
+	// job arriving there starts from it, as under stock.
+	pool := maps.Clone(totals)
+	for _, q := range s.Queues {
+		if q.Demand == 0 && promised[q.Path] > 0 {
+			if p, ok := home[q.Path]; ok {
+				pool[p] = max(0, pool[p]-float64(promised[q.Path]))
+			}
+		}
+	}
+	held := reserveEDF(claims, home, pool)
 	// Floors per partition, in percent of the plannable partition (the
 	// plan's unit), and the plan's shares lifted to them.
 	byPart := map[string]map[string]float64{}

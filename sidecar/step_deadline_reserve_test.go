@@ -178,6 +178,9 @@ func TestDeadlineReserveStep(t *testing.T) {
 		{"job at risk gets what it needs, urgent", map[string]int64{"root.a": 50, "root.b": 10, "root.c": 50},
 			map[string]float64{"root.a": 70, "root.b": 5, "root.c": 25}, job(deadline.AtRisk, 47),
 			map[string]float64{"root.a": 70 - 42*70.0/95, "root.b": 47, "root.c": 25 - 42*25.0/95}, true},
+		{"idle queue's promise comes before a reservation", map[string]int64{"root.a": 50, "root.b": 10, "root.c": 0},
+			map[string]float64{"root.a": 90, "root.b": 5, "root.c": 5}, job(deadline.AtRisk, 95),
+			map[string]float64{"root.a": 0, "root.b": 80, "root.c": 20}, true},
 	} {
 		s := &decideState{Tree: tree, Parts: []progress.PartitionSlots{{Name: "", Slots: map[string]int64{"t": 100}}}, Deadlines: tc.deadlines}
 		for _, q := range []string{"root.a", "root.b", "root.c"} {
