@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/colinmarc/hdfs/v2 v2.4.0
+	github.com/go-json-experiment/json v1.27.2
 	github.com/go-resty/resty/v2 v2.17.2
 	github.com/go-zookeeper/zk v1.0.4
 	github.com/hashicorp/go-hclog v1.6.3

@@ -2,12 +2,14 @@ package yarn
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -28,6 +30,7 @@ type appJSON struct {
 	AllocatedVCores        jerseyInt     `json:"allocatedVCores"`
 	RunningContainers      jerseyInt     `json:"runningContainers"`
 	MasterNodeID           string        `json:"masterNodeId"`
+	AMContainerLogs        string        `json:"amContainerLogs"`
 	AppNodeLabelExpression string        `json:"appNodeLabelExpression"`
 	ResourceInfo           *appResources `json:"resourceInfo"`
 	// What preemption took from the app (ProportionalCapacityPreemptionPolicy).
@@ -72,6 +75,9 @@ func (a appJSON) app() cluster.App {
 		Priority: int(a.Priority), Tags: tags, Progress: float64(a.Progress), StartedTime: msTime(int64(a.StartedTime)), FinishedTime: msTime(int64(a.FinishedTime)),
 		TrackingURL: a.TrackingURL, NodeLabelExpression: a.AppNodeLabelExpression,
 		Allocated: cluster.Resource{MemoryMB: int64(a.AllocatedMB), VCores: int64(a.AllocatedVCores)}, RunningContainers: int(a.RunningContainers)}
+	if a.FinishedTime <= 0 { // a finished app's AM container is gone
+		out.AMContainerID = amContainerID(a.AMContainerLogs)
+	}
 	if p := (cluster.AppPreemption{Resource: cluster.Resource{MemoryMB: int64(a.PreemptedResourceMB), VCores: int64(a.PreemptedResourceVCores)},
 		NonAMContainers: int(a.NumNonAMContainerPreempted), AMContainers: int(a.NumAMContainerPreempted),
 		MemorySeconds: int64(a.PreemptedMemorySeconds), VCoreSeconds: int64(a.PreemptedVcoreSeconds)}); p != (cluster.AppPreemption{}) {
@@ -109,7 +115,7 @@ type appsStream struct {
 	missing int // index of the first app without an id, or -1
 }
 
-func (s *appsStream) decodeStream(dec *json.Decoder) error {
+func (s *appsStream) decodeStream(dec *jsontext.Decoder) error {
 	s.apps, s.missing = nil, -1 // a retry starts over
 	i := 0
 	return decodeListAt(dec, []string{"apps", "app"}, func(a *appJSON) error {
@@ -190,23 +196,80 @@ func (b containersJSON) list() []containerJSON {
 	return list
 }
 
+// amContainerID is the container id at the end of an app's
+// amContainerLogs (http://nm:8042/node/containerlogs/<container>/<user>,
+// recorded on 3.3.6), or "".
+func amContainerID(logs string) string {
+	i := strings.Index(logs, "/containerlogs/")
+	if i < 0 {
+		return ""
+	}
+	id, _, _ := strings.Cut(logs[i+len("/containerlogs/"):], "/")
+	if !strings.HasPrefix(id, "container_") {
+		return ""
+	}
+	return id
+}
+
+// attemptOf is the app attempt id of one of the app's containers
+// (ContainerId: container_[e<epoch>_]<clusterTs>_<app>_<attempt>_<n>;
+// ApplicationAttemptId: appattempt_<clusterTs>_<app>_<attempt, 6 digits>),
+// or "" when the container id is not of that form or not the app's.
+func attemptOf(appID, containerID string) string {
+	f := strings.Split(containerID, "_")
+	if len(f) == 6 && strings.HasPrefix(f[1], "e") {
+		f = append(f[:1], f[2:]...)
+	}
+	if len(f) != 5 || f[0] != "container" || appID != "application_"+f[1]+"_"+f[2] {
+		return ""
+	}
+	n, err := strconv.Atoi(f[3])
+	if err != nil || n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("appattempt_%s_%s_%06d", f[1], f[2], n)
+}
+
+// ContainersOf is Containers for an app read from /apps: when its AM
+// container names the current attempt, the containers are read in one
+// request instead of two (the attempts list is skipped); an attempt the
+// RM no longer knows (404: a new attempt since) falls back to Containers.
+func (c *Client) ContainersOf(ctx context.Context, a *cluster.App) (map[string]int, error) {
+	attempt := attemptOf(a.ID, a.AMContainerID)
+	if attempt == "" {
+		return c.Containers(ctx, a.ID)
+	}
+	out, err := c.attemptContainers(ctx, a.ID, attempt)
+	var re *RemoteError
+	if errors.As(err, &re) && re.Status == 404 {
+		return c.Containers(ctx, a.ID)
+	}
+	return out, err
+}
+
 // Containers reads the running containers of an app's current attempt
 // (/apps/{id}/appattempts/{attempt}/containers) and counts them per node.
 func (c *Client) Containers(ctx context.Context, appID string) (map[string]int, error) {
-	var attempts appAttemptsJSON
-	if err := c.rmGet(ctx, "/ws/v1/cluster/apps/"+appID+"/appattempts", nil, &attempts); err != nil {
+	var attemptsBody bodyDecoder[appAttemptsJSON]
+	if err := c.rmGet(ctx, "/ws/v1/cluster/apps/"+appID+"/appattempts", nil, &attemptsBody); err != nil {
 		return nil, err
 	}
+	attempts := attemptsBody.v
 	if attempts.AppAttempts == nil || len(attempts.AppAttempts.AppAttempt) == 0 {
 		return nil, nil
 	}
 	last := attempts.AppAttempts.AppAttempt[len(attempts.AppAttempts.AppAttempt)-1].AppAttemptID
-	var body containersJSON
-	if err := c.rmGet(ctx, "/ws/v1/cluster/apps/"+appID+"/appattempts/"+last+"/containers", nil, &body); err != nil {
+	return c.attemptContainers(ctx, appID, last)
+}
+
+// attemptContainers counts an attempt's running containers per node.
+func (c *Client) attemptContainers(ctx context.Context, appID, attempt string) (map[string]int, error) {
+	var body bodyDecoder[containersJSON]
+	if err := c.rmGet(ctx, "/ws/v1/cluster/apps/"+appID+"/appattempts/"+attempt+"/containers", nil, &body); err != nil {
 		return nil, err
 	}
 	out := map[string]int{}
-	for _, ct := range body.list() {
+	for _, ct := range body.v.list() {
 		out[ct.node()]++
 	}
 	return out, nil

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Hadoop's REST views are rendered by Jersey 1, whose JSON depends on each
@@ -49,6 +51,24 @@ func (l *jerseyList[T]) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// UnmarshalJSONFrom is UnmarshalJSON from a stream (stream.go): an array
+// is decoded in place, without first reading it whole and scanning it
+// again.
+func (l *jerseyList[T]) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	var list jerseyList[T]
+	if dec.PeekKind() == '[' {
+		var v []T
+		if err := decodeValue(dec, &v); err != nil {
+			return err
+		}
+		*l = v
+		return nil
+	}
+	err := decodeJerseyList(dec, func(v *T) error { list = append(list, *v); return nil })
+	*l = list
+	return err
+}
+
 func isEmptyObject(s []byte) bool {
 	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
 		return false
@@ -59,6 +79,15 @@ func isEmptyObject(s []byte) bool {
 // jerseyInt is an integer sent as a JSON number or as a string of one
 // ("512"); an empty string is 0.
 type jerseyInt int64
+
+// UnmarshalJSONFrom reads the value in place from a stream (stream.go).
+func (n *jerseyInt) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	b, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	return atField(dec, n.UnmarshalJSON(b))
+}
 
 func (n *jerseyInt) UnmarshalJSON(b []byte) error {
 	lit, ok := numberLiteral(b)
@@ -89,6 +118,15 @@ func (n *jerseyInt) UnmarshalJSON(b []byte) error {
 
 // jerseyFloat is a number sent as a JSON number or as a string of one.
 type jerseyFloat float64
+
+// UnmarshalJSONFrom reads the value in place from a stream (stream.go).
+func (f *jerseyFloat) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	b, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	return atField(dec, f.UnmarshalJSON(b))
+}
 
 func (f *jerseyFloat) UnmarshalJSON(b []byte) error {
 	lit, ok := numberLiteral(b)
@@ -155,6 +193,15 @@ func parseDecimal(b []byte) (int64, bool) {
 
 // jerseyBool is a boolean sent as true/false or as "true"/"false".
 type jerseyBool bool
+
+// UnmarshalJSONFrom reads the value in place from a stream (stream.go).
+func (v *jerseyBool) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	b, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	return atField(dec, v.UnmarshalJSON(b))
+}
 
 func (v *jerseyBool) UnmarshalJSON(b []byte) error {
 	s := strings.Trim(strings.TrimSpace(string(b)), `"`)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -34,12 +35,22 @@ type gpuEntry struct {
 
 var gpuResource = []byte(`"yarn.io/gpu"`)
 
+// UnmarshalJSONFrom reads the value in place from a stream (stream.go).
+func (g *gpuCount) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	b, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	return atField(dec, g.UnmarshalJSON(b))
+}
+
 func (g *gpuCount) UnmarshalJSON(b []byte) error {
 	*g = 0
-	if !bytes.Contains(b, gpuResource) {
+	v, absent, ok := gpuValueScan(b)
+	if absent {
 		return nil
 	}
-	if v, ok := gpuValueFast(b); ok {
+	if ok {
 		*g = gpuCount(v)
 		return nil
 	}
@@ -77,25 +88,35 @@ func (g *gpuCount) UnmarshalJSON(b []byte) error {
 // left to the decoder (ok false). b is valid JSON (the decoder
 // checked it).
 func gpuValueFast(b []byte) (int64, bool) {
+	v, _, ok := gpuValueScan(b)
+	return v, ok
+}
+
+// gpuValueScan is gpuValueFast, also saying whether the text names no GPU
+// at all (absent): one pass over the text for the common cases.
+func gpuValueScan(b []byte) (v int64, absent, ok bool) {
 	i := bytes.Index(b, gpuResource)
-	if i < 0 || !bytes.HasSuffix(bytes.TrimRight(b[:i], " \t\r\n"), []byte(`"name":`)) ||
-		bytes.Count(b, gpuResource) != 1 {
-		return 0, false
+	if i < 0 {
+		return 0, true, false
+	}
+	if !bytes.HasSuffix(bytes.TrimRight(b[:i], " \t\r\n"), []byte(`"name":`)) ||
+		bytes.Contains(b[i+len(gpuResource):], gpuResource) {
+		return 0, false, false
 	}
 	// The entry's keys after the name, up to its end or a nested value:
 	// a "value" key there belongs to the entry.
 	rest := b[i+len(gpuResource):]
 	end := bytes.IndexAny(rest, "{[}")
 	if end < 0 {
-		return 0, false
+		return 0, false, false
 	}
 	entry := rest[:end]
 	if bytes.IndexByte(entry, '\\') >= 0 {
-		return 0, false
+		return 0, false, false
 	}
 	j := bytes.Index(entry, []byte(`"value":`))
 	if j < 0 {
-		return 0, false
+		return 0, false, false
 	}
 	lit := entry[j+len(`"value":`):]
 	if k := bytes.IndexByte(lit, ','); k >= 0 {
@@ -103,9 +124,10 @@ func gpuValueFast(b []byte) (int64, bool) {
 	}
 	num, ok := numberLiteral(lit)
 	if !ok || len(num) == 0 {
-		return 0, false
+		return 0, false, false
 	}
-	return parseDecimal(num)
+	v, ok = parseDecimal(num)
+	return v, false, ok
 }
 
 // resource converts a ResourceInfo; GPUs come only from resourceInformations.
@@ -139,6 +161,15 @@ type nodeJSON struct {
 // needed.
 type lazyResource string
 
+// UnmarshalJSONFrom reads the value in place from a stream (stream.go).
+func (l *lazyResource) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	b, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	return atField(dec, l.UnmarshalJSON(b))
+}
+
 func (l *lazyResource) UnmarshalJSON(b []byte) error {
 	*l = lazyResource(b)
 	return nil
@@ -169,7 +200,7 @@ type nodesStream struct {
 	missing int // index of the first node without an id, or -1
 }
 
-func (s *nodesStream) decodeStream(dec *json.Decoder) error {
+func (s *nodesStream) decodeStream(dec *jsontext.Decoder) error {
 	s.nodes, s.missing = nil, -1
 	i := 0
 	return decodeListAt(dec, []string{"nodes", "node"}, func(n *nodeJSON) error {

@@ -34,8 +34,10 @@ type ObserveOptions struct {
 	// listed.
 	NodeType func(cluster.Node) string
 	// ListingBudget bounds the per-node listing requests of one observe
-	// when NodeType is set (two per app; default 400; negative: no bound).
-	// Apps over it are estimated from their partition's type mix.
+	// when NodeType is set (counted as two per app, the most an app's
+	// listing costs; one when its AM container names the attempt; default
+	// 400; negative: no bound). Apps over it are estimated from their
+	// partition's type mix.
 	ListingBudget int
 	// JobBudget bounds the AM requests of one observe with Jobs (two per
 	// job; default 400; negative: no bound). Jobs are read in priority
@@ -147,7 +149,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 				byNode, cached := c.placements.get(a, snap.Time, opts.PlacementMaxAge)
 				var err error
 				if !cached {
-					if byNode, err = c.Containers(ctx, a.ID); err == nil {
+					if byNode, err = c.ContainersOf(ctx, a); err == nil {
 						c.placements.put(a, snap.Time, byNode)
 					}
 				}

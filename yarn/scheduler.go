@@ -55,11 +55,11 @@ type schedulerJSON struct {
 // Queues reads the Capacity Scheduler tree from /ws/v1/cluster/scheduler,
 // flattened, with per-partition capacities and usage.
 func (c *Client) Queues(ctx context.Context) ([]cluster.Queue, error) {
-	var body schedulerJSON
+	var body bodyDecoder[schedulerJSON]
 	if err := c.rmGet(ctx, "/ws/v1/cluster/scheduler", nil, &body); err != nil {
 		return nil, err
 	}
-	root := body.Scheduler.SchedulerInfo
+	root := body.v.Scheduler.SchedulerInfo
 	if root == nil {
 		return nil, fmt.Errorf("GET /ws/v1/cluster/scheduler: no schedulerInfo")
 	}

@@ -27,7 +27,7 @@ func TestDecodeListAtJerseyEncodings(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var got []string
-			err := decodeListAt(json.NewDecoder(strings.NewReader(c.body)), []string{"apps", "app"}, func(a *appJSON) error {
+			err := decodeListAt(newStreamDecoder(strings.NewReader(c.body)), []string{"apps", "app"}, func(a *appJSON) error {
 				got = append(got, a.ID)
 				return nil
 			})
@@ -41,7 +41,7 @@ func TestDecodeListAtJerseyEncodings(t *testing.T) {
 	}
 	// One label as a bare string (get-node-to-labels on 3.3.6).
 	var labels []string
-	if err := decodeJerseyList(json.NewDecoder(strings.NewReader(`"gpu"`)), func(s *string) error { labels = append(labels, *s); return nil }); err != nil || len(labels) != 1 || labels[0] != "gpu" {
+	if err := decodeJerseyList(newStreamDecoder(strings.NewReader(`"gpu"`)), func(s *string) error { labels = append(labels, *s); return nil }); err != nil || len(labels) != 1 || labels[0] != "gpu" {
 		t.Fatalf("bare string: %v %v", labels, err)
 	}
 }

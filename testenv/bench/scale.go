@@ -50,13 +50,28 @@ type rmMeter struct {
 	h           http.Handler
 	busy        atomic.Int64 // ns
 	requests    atomic.Int64
+	bytes       atomic.Int64 // response bodies sent
 	amRequests  atomic.Int64 // to running jobs' AMs (/proxy/...)
 	prerendered atomic.Bool
 	mu          sync.Mutex
 	cache       map[string]*httptest.ResponseRecorder
+	last        int64 // bytes sent during the last metered call
 }
 
-func (m *rmMeter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// countingWriter counts the body bytes a handler writes.
+type countingWriter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (c countingWriter) Write(b []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+func (m *rmMeter) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := countingWriter{rw, &m.bytes}
 	start := time.Now()
 	defer func() {
 		m.busy.Add(int64(time.Since(start)))
@@ -90,10 +105,11 @@ func (m *rmMeter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // metered runs f under measure and reports the RM's handler time and
-// requests during it.
+// requests during it (and the bytes it sent, in m.last).
 func (m *rmMeter) metered(f func() error) (Measured, time.Duration, int64, error) {
-	b0, r0 := m.busy.Load(), m.requests.Load()
+	b0, r0, n0 := m.busy.Load(), m.requests.Load(), m.bytes.Load()
 	meas, err := measure(f)
+	m.last = m.bytes.Load() - n0
 	return meas, time.Duration(m.busy.Load() - b0), m.requests.Load() - r0, err
 }
 
@@ -184,6 +200,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("exporter scrape: %w", err)
 	}
+	exBytes := meter.last
 	var snap cluster.Snapshot
 	snM, snRM, snReq, err := meter.metered(func() error {
 		var err error
@@ -193,6 +210,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
 	}
+	snBytes := meter.last
 	// The same pair with every answer pre-rendered (rendered once by a
 	// priming pass with a fresh client, then served from memory): the
 	// client's own cost.
@@ -240,6 +258,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if err != nil {
 		return nil, fmt.Errorf("next snapshot: %w", err)
 	}
+	nxBytes := meter.last
 
 	// A full cycle in dry-run. The calibration history first takes in the
 	// 30 minutes before (a one-off), so the measured learn reads what
@@ -307,11 +326,12 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	rmShare := func(busy, wall time.Duration, req int64) string {
 		return fmt.Sprintf("RM busy %s over %d requests", ms(busy), req)
 	}
+	read := func(n int64) string { return fmt.Sprintf("%.1f MiB read", mib(uint64(n))) }
 	rows := []Row{
 		{Area: "scale", Name: fmt.Sprintf("%s: one snapshot (placement: %d by partition, %d listed, %d estimated); %s", label,
-			placed[cluster.PlacementPartition], placed[cluster.PlacementListed], placed[cluster.PlacementEstimated], rmShare(snRM, snM.Wall, snReq)),
+			placed[cluster.PlacementPartition], placed[cluster.PlacementListed], placed[cluster.PlacementEstimated], rmShare(snRM, snM.Wall, snReq)+", "+read(snBytes)),
 			Figure:   fmt.Sprintf("%s, %.0f MiB heap", ms(snM.Wall), mib(snM.PeakHeap)),
-			Baseline: fmt.Sprintf("exporter scrape %s, %.0f MiB (%d nodes, %d apps; %s)", ms(exM.Wall), mib(exM.PeakHeap), seen.Nodes, seen.Apps, rmShare(exRM, exM.Wall, exReq)),
+			Baseline: fmt.Sprintf("exporter scrape %s, %.0f MiB (%d nodes, %d apps; %s, %s)", ms(exM.Wall), mib(exM.PeakHeap), seen.Nodes, seen.Apps, rmShare(exRM, exM.Wall, exReq), read(exBytes)),
 			Ratio:    fmt.Sprintf("%.2f× time, %.2f× heap", snM.Wall.Seconds()/exM.Wall.Seconds(), float64(snM.PeakHeap)/float64(max(exM.PeakHeap, 1))),
 			Goal:     "≤0.5× time, ≤1× heap"},
 		{Area: "scale", Name: fmt.Sprintf("%s: one snapshot, every answer pre-rendered (the client's cost; RM serving %s)", name, ms(snPRM)),
@@ -319,7 +339,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 			Baseline: fmt.Sprintf("exporter scrape, pre-rendered: %s, %.0f MiB", ms(exPM.Wall), mib(exPM.PeakHeap)),
 			Ratio:    fmt.Sprintf("%.2f× time, %.2f× heap", snPM.Wall.Seconds()/exPM.Wall.Seconds(), float64(snPM.PeakHeap)/float64(max(exPM.PeakHeap, 1))),
 			Goal:     "≤0.5× time, ≤1× heap"},
-		{Area: "scale", Name: fmt.Sprintf("%s: the next snapshot, 30 s later; %s", name, rmShare(nxRM, nxM.Wall, nxReq)),
+		{Area: "scale", Name: fmt.Sprintf("%s: the next snapshot, 30 s later; %s, %s", name, rmShare(nxRM, nxM.Wall, nxReq), read(nxBytes)),
 			Figure:   fmt.Sprintf("%s, %.0f MiB heap", ms(nxM.Wall), mib(nxM.PeakHeap)),
 			Baseline: fmt.Sprintf("exporter scrape %s, %.0f MiB", ms(exM.Wall), mib(exM.PeakHeap)),
 			Ratio:    fmt.Sprintf("%.2f× time", nxM.Wall.Seconds()/exM.Wall.Seconds()), Goal: "≤0.5× time"},

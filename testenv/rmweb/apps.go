@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-func (h *handler) toAppInfo(a App, r *http.Request) appInfo {
+func (h *handler) toAppInfo(a App, r *http.Request, ds deSelects) appInfo {
 	elapsed := int64(0)
 	if !a.StartedTime.IsZero() {
 		end := h.s.Now()
@@ -32,15 +32,27 @@ func (h *handler) toAppInfo(a App, r *http.Request) appInfo {
 		LogAggregationStatus: "DISABLED", AppNodeLabelExpression: a.NodeLabelExpression,
 		// The AM's request carries the app's expression, else the queue's
 		// default (recorded: "gpu" for a job routed by its queue).
-		AMNodeLabelExpression: a.AMLabelExpression}
-	info.Timeouts = map[string]any{"timeout": []map[string]any{{"type": "LIFETIME", "expiryTime": "UNLIMITED", "remainingTimeInSeconds": -1}}}
+		AMNodeLabelExpression: &a.AMLabelExpression}
+	if ds["timeouts"] {
+		info.Timeouts = nil
+	} else {
+		info.Timeouts = map[string]any{"timeout": []map[string]any{{"type": "LIFETIME", "expiryTime": "UNLIMITED", "remainingTimeInSeconds": -1}}}
+	}
+	if ds["appNodeLabelExpression"] {
+		info.AppNodeLabelExpression = ""
+	}
+	if ds["amNodeLabelExpression"] {
+		info.AMNodeLabelExpression = nil
+	}
 	info.PreemptedResourceSecondsMap = map[string]any{}
 	info.ResourceSecondsMap = map[string]any{"entry": []map[string]string{{"key": "memory-mb", "value": strconv.FormatInt(a.MemorySeconds, 10)},
 		{"key": "vcores", "value": strconv.FormatInt(a.VcoreSeconds, 10)}}}
 	info.MemorySeconds, info.VcoreSeconds = a.MemorySeconds, a.VcoreSeconds
 	if a.FinishedTime.IsZero() && a.ByPartition != nil {
-		info.ResourceInfo = map[string]any{"resourceUsagesByPartition": appPartitionUsages(a)}
-		if !deselected(r, "resourceRequests") {
+		if !ds["resourceInfo"] {
+			info.ResourceInfo = map[string]any{"resourceUsagesByPartition": appPartitionUsages(a)}
+		}
+		if !ds["resourceRequests"] {
 			info.ResourceRequests = appResourceRequests(a)
 		}
 	}
@@ -97,6 +109,11 @@ func (h *handler) apps(w http.ResponseWriter, r *http.Request) {
 			tags[t] = true
 		}
 	}
+	ds, err := parseDeSelects(r)
+	if err != nil {
+		badRequest(w, err.Error())
+		return
+	}
 	var out []appInfo
 	for _, a := range h.s.Apps() {
 		if len(states) > 0 && !states[a.State] {
@@ -117,7 +134,7 @@ func (h *handler) apps(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 		}
-		out = append(out, h.toAppInfo(a, r))
+		out = append(out, h.toAppInfo(a, r, ds))
 		if limit >= 0 && len(out) >= limit {
 			break
 		}
@@ -145,7 +162,12 @@ func (h *handler) app(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case len(parts) == 1:
-		writeJSON(w, map[string]any{"app": h.toAppInfo(a, r)})
+		ds, err := parseDeSelects(r)
+		if err != nil {
+			badRequest(w, err.Error())
+			return
+		}
+		writeJSON(w, map[string]any{"app": h.toAppInfo(a, r, ds)})
 	case parts[1] == "state" && len(parts) == 2:
 		writeJSON(w, map[string]any{"state": a.State})
 	case parts[1] == "priority" && len(parts) == 2:
@@ -283,16 +305,38 @@ func appPartitionUsages(a App) []map[string]any {
 	return out
 }
 
-// deselected reports whether ?deSelects= names a field.
-func deselected(r *http.Request, field string) bool {
+// deSelects are the app fields ?deSelects= leaves out (RMWebServices'
+// DeSelectFields): resourceRequests (YARN-6280), timeouts,
+// appNodeLabelExpression, amNodeLabelExpression and resourceInfo
+// (YARN-6871). Each comma-separated literal must name one of them,
+// matched case-insensitively and untrimmed, else the request is a 400.
+type deSelects map[string]bool
+
+var deSelectFields = []string{"resourceRequests", "timeouts", "appNodeLabelExpression", "amNodeLabelExpression", "resourceInfo"}
+
+func parseDeSelects(r *http.Request) (deSelects, error) {
+	ds := deSelects{}
 	for _, v := range r.URL.Query()["deSelects"] {
-		for _, f := range strings.Split(v, ",") {
-			if strings.TrimSpace(f) == field {
-				return true
+		if strings.TrimSpace(v) == "" {
+			continue
+		}
+		for _, lit := range strings.Split(v, ",") {
+			if strings.TrimSpace(lit) == "" {
+				continue
 			}
+			known := ""
+			for _, f := range deSelectFields {
+				if strings.EqualFold(f, lit) {
+					known = f
+				}
+			}
+			if known == "" {
+				return nil, fmt.Errorf("Invalid deSelects string %s specified. It should be one of [%s]", strings.TrimSpace(lit), strings.Join(deSelectFields, ", "))
+			}
+			ds[known] = true
 		}
 	}
-	return false
+	return ds, nil
 }
 
 // appResourceRequests are a running app's outstanding asks. The real MR AM

@@ -126,8 +126,8 @@ type appInfo struct {
 	LogAggregationStatus        string           `json:"logAggregationStatus"`
 	UnmanagedApplication        bool             `json:"unmanagedApplication"`
 	AppNodeLabelExpression      string           `json:"appNodeLabelExpression,omitempty"`
-	AMNodeLabelExpression       string           `json:"amNodeLabelExpression"`
+	AMNodeLabelExpression       *string          `json:"amNodeLabelExpression,omitempty"` // "" is sent; nil when deselected
 	ResourceRequests            []map[string]any `json:"resourceRequests,omitempty"`
 	ResourceInfo                map[string]any   `json:"resourceInfo,omitempty"`
-	Timeouts                    map[string]any   `json:"timeouts"`
+	Timeouts                    map[string]any   `json:"timeouts,omitempty"` // nil when deselected
 }

@@ -176,6 +176,9 @@ type App struct {
 	NodeLabelExpression string    `json:"nodeLabelExpression,omitempty"`
 	Allocated           Resource  `json:"allocated"`
 	RunningContainers   int       `json:"runningContainers"`
+	// AMContainerID is the current attempt's AM container (from the RM's
+	// amContainerLogs); empty until the AM is placed.
+	AMContainerID string `json:"amContainerId,omitempty"`
 	// ContainersByNode counts the containers the app holds per node id, from
 	// its running task attempts plus its AM container.
 	ContainersByNode map[string]int `json:"containersByNode,omitempty"`
