@@ -43,6 +43,8 @@ type Decision struct {
 	Deadlines []deadline.QueueReport
 	// Globals are scheduler-wide properties the plan needs.
 	Globals []GlobalChange
+	// Urgent are queues raised for a deadline at risk (queue → reason).
+	Urgent map[string]string
 	// Preemption is what the preemption step saw and did (nil: no guard).
 	Preemption *PreemptionStatus
 }
@@ -160,6 +162,7 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 		rules = l.Rules(snap)
 	}
 	rules = PreemptionRules(rules, snap, dec.Preemption)
+	rules = UrgentRules(rules, dec.Urgent)
 	plan, err := BuildPlan(snap.Time, live, snap.ConfVersion, dec.Targets, rules)
 	if err != nil {
 		return rep, fmt.Errorf("build plan: %w", err)
@@ -167,6 +170,7 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	plan.SetGlobals(dec.Globals)
 	plan.Priorities = dec.Priorities
 	plan.Predicted = dec.Predicted
+	plan.Urgent = dec.Urgent
 	rep.Plan = plan
 
 	if l.Applier.Validation == nil {

@@ -68,6 +68,10 @@ type Plan struct {
 	Desired schedconf.Conf `json:"-"`
 	// Metrics the decision predicted (for reports), e.g. "sum_ps".
 	Predicted map[string]float64 `json:"predicted,omitempty"`
+	// Urgent are queues the plan raises for a job at risk of missing its
+	// deadline (queue → reason): such a plan may pass the rate limit's
+	// interval and gain threshold (RateLimit.Allow), never the bands.
+	Urgent map[string]string `json:"urgent,omitempty"`
 }
 
 // Empty reports whether the plan changes nothing.

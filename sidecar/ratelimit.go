@@ -2,6 +2,8 @@ package sidecar
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -46,6 +48,13 @@ func NewRateLimit(c RateConfig) *RateLimit {
 }
 
 // Allow says whether a plan may be written now, and if not, why.
+//
+// The stated exception: a plan that raises the guarantee of a queue with a
+// job at risk of missing its deadline (Plan.Urgent; the decision's
+// deadline reservations) passes the least interval and the gain threshold
+// — a 150 s goal cannot wait a 2-minute interval, and a reservation moves
+// no ΣPS. It still counts, and still obeys the hourly cap: that bound on
+// tree re-initialisations holds for every plan.
 func (r *RateLimit) Allow(now time.Time, plan *Plan) (bool, string) {
 	if r == nil {
 		return true, ""
@@ -53,13 +62,14 @@ func (r *RateLimit) Allow(now time.Time, plan *Plan) (bool, string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.trim(now)
-	if n := len(r.past); n > 0 && r.MinInterval > 0 && now.Sub(r.past[n-1]) < r.MinInterval {
+	urgent := raisesUrgent(plan)
+	if n := len(r.past); n > 0 && r.MinInterval > 0 && now.Sub(r.past[n-1]) < r.MinInterval && !urgent {
 		return false, fmt.Sprintf("last mutation %s ago; min_apply_interval is %s", now.Sub(r.past[n-1]).Round(time.Second), r.MinInterval)
 	}
 	if r.MaxPerHour > 0 && len(r.past) >= r.MaxPerHour {
 		return false, fmt.Sprintf("%d mutations in the last hour; max_mutations_per_hour is %d", len(r.past), r.MaxPerHour)
 	}
-	if g, ok := predictedGain(plan); ok && r.MinGainPercent > 0 && g < r.MinGainPercent && !movesHomes(plan) {
+	if g, ok := predictedGain(plan); ok && r.MinGainPercent > 0 && g < r.MinGainPercent && !movesHomes(plan) && !urgent {
 		return false, fmt.Sprintf("predicted ΣPS gain %.1f%% is below min_gain_percent %.1f%%", g, r.MinGainPercent)
 	}
 	return true, ""
@@ -123,4 +133,37 @@ func planTime(p *Plan, now time.Time) time.Time {
 		return now
 	}
 	return p.Time
+}
+
+// raisesUrgent: the plan raises the guaranteed capacity of a queue it marks
+// urgent (a deadline at risk) in some partition.
+func raisesUrgent(p *Plan) bool {
+	if p == nil || len(p.Urgent) == 0 {
+		return false
+	}
+	for _, c := range p.Changes {
+		// capacity, not maximum-capacity: a raised ceiling reserves nothing.
+		if _, ok := p.Urgent[c.Queue]; !ok || c.Property != capacityProp(c.Partition) {
+			continue
+		}
+		// Percentages ("45") and weights ("2.5w"); absolute resources
+		// are not compared (their plans wait for the interval).
+		from, err1 := strconv.ParseFloat(strings.TrimSuffix(c.From, "w"), 64)
+		to, err2 := strconv.ParseFloat(strings.TrimSuffix(c.To, "w"), 64)
+		if err1 == nil && err2 == nil && to > from {
+			return true
+		}
+	}
+	return false
+}
+
+// UrgentRules lifts the per-cycle step limit for a decision that raises a
+// queue for a deadline at risk (issue 18: a 150 s goal needing 47% cannot
+// climb 25 points a cycle). The bands still hold: BuildPlan never writes
+// outside them, whatever the step limit.
+func UrgentRules(r SafetyRules, urgent map[string]string) SafetyRules {
+	if len(urgent) > 0 {
+		r.MaxStepPercent = 0 // no step limit (safety.go: 0 = none)
+	}
+	return r
 }

@@ -38,6 +38,9 @@ type decideState struct {
 	Globals    []GlobalChange
 	Priorities []PriorityChange
 	Notes      []string
+	// Urgent are queues whose raise serves a deadline at risk (queue →
+	// reason): the rate limit's stated exception (ratelimit.go).
+	Urgent map[string]string
 	// Preemption is what the preemption step saw and did (nil: no guard).
 	Preemption *PreemptionStatus
 }
@@ -60,6 +63,7 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		demandStep{Queues: d.Queues, Seen: seen},
 		deadlineStep{Models: d.Models, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		psPlanStep{},
+		deadlineReserveStep{Seen: seen},
 		hierarchyStep{},
 		targetsStep{},
 		guaranteeStep{Bands: d.Guarantees, Seen: seen},
@@ -104,7 +108,7 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 			return Decision{}, fmt.Errorf("decide step %s: %w", st.Name(), err)
 		}
 	}
-	dec := Decision{Targets: s.Targets, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Preemption: s.Preemption,
+	dec := Decision{Targets: s.Targets, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Preemption: s.Preemption,
 		Predicted: map[string]float64{"sum_ps": s.Plan.SumPS, "sum_ps_bound": s.Plan.Bound, "min_ps_over_fair": s.Plan.MinPS}}
 	d.status(s, &dec)
 	dec.Predicted["sum_ps_now"] = dec.SumPS

@@ -31,6 +31,10 @@ type Row struct {
 type Options struct {
 	Seeds int  // seeds for the scenario comparisons
 	Quick bool // smaller sizes, for a smoke run
+	// Rows, when set, runs only the row groups of an area whose name
+	// contains it (areas that split their rows into named groups, e.g.
+	// workloads: shift, fb, drift, polo, tight), for quick iteration.
+	Rows string
 }
 
 // Bench is one registered benchmark area.
@@ -48,9 +52,10 @@ func main() {
 	only := flag.String("only", "", "run only areas whose name contains this")
 	seeds := flag.Int("seeds", 10, "seeds for scenario comparisons")
 	quick := flag.Bool("quick", false, "smaller sizes (smoke run)")
+	rowsOnly := flag.String("rows", "", "run only the row groups whose name contains this (areas with named groups)")
 	flag.Parse()
 	sort.SliceStable(benches, func(i, j int) bool { return benches[i].Order < benches[j].Order })
-	opts := Options{Seeds: *seeds, Quick: *quick}
+	opts := Options{Seeds: *seeds, Quick: *quick, Rows: *rowsOnly}
 
 	var rows []Row
 	failed := 0

@@ -28,8 +28,15 @@ func init() {
 
 func runWorkloads(o Options) ([]Row, error) {
 	var rows []Row
-	for _, step := range []func(Options) ([]Row, error){shiftRows, movingTraceRows, driftRows, poloRows, tightRows} {
-		r, err := step(o)
+	groups := []struct {
+		name string
+		run  func(Options) ([]Row, error)
+	}{{"shift", shiftRows}, {"fb", movingTraceRows}, {"drift", driftRows}, {"polo", poloRows}, {"tight", tightRows}}
+	for _, g := range groups {
+		if o.Rows != "" && !strings.Contains(g.name, o.Rows) {
+			continue
+		}
+		r, err := g.run(o)
 		if err != nil {
 			return nil, err
 		}

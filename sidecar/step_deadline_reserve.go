@@ -1,0 +1,291 @@
+package sidecar
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+)
+
+// deadlineReserveStep holds, in each queue's planned guarantee, the
+// containers its jobs with goals need to meet them (the report's Needed:
+// the fewest containers that meet the goal at the configured confidence),
+// earliest deadline first, before the PS-fair plan divides the rest.
+//
+// Polo's Adaptive Scheduler (digest 002 §1.3) gives each job the slots its
+// goal needs (eq. 1, s_req) and only the surplus fairly; YARN has no
+// per-job slot lever across queues, so the lever here is the queue's
+// guaranteed capacity: the Capacity Scheduler hands freed containers to
+// the queue furthest below its guarantee, so a queue guaranteed its jobs'
+// Needed gets them as containers free, without killing any (as Polo). When
+// the partition cannot hold every job's need, earlier deadlines are served
+// first (EDF); a job that cannot meet its goal even with its whole queue
+// claims nothing (its containers would only make another job miss too).
+// The guarantee step that follows keeps every queue inside the admin's
+// bands, so a reservation never takes a team below its promise.
+//
+// A queue whose guarantee the step raises for a job at risk is marked
+// urgent (s.Urgent): its plan may pass the rate limit's interval and gain
+// threshold (ratelimit.go), since a 150 s goal cannot wait a 2 min interval.
+//
+// Two floors at the admin's guarantee (its first-seen share, Seen) hold
+// besides the reservations (issue 18): a queue with a running goal job —
+// one that cannot meet its goal too, as Polo's utility keeps growing for a
+// late job (digest 002 §1.3) — and an idle queue, whose next job (a goal
+// job arriving) then starts from its promise, not from the band's floor.
+type deadlineReserveStep struct {
+	Seen map[string]SeenValue
+}
+
+func (deadlineReserveStep) Name() string { return "deadline reservations" }
+
+// deadlineClaim is one job's need for containers in its queue's partition.
+type deadlineClaim struct {
+	Queue    string
+	Job      string
+	Deadline time.Time
+	Needed   int
+	AtRisk   bool
+}
+
+func (st deadlineReserveStep) Run(s *decideState) error {
+	if len(s.Plan.Queues) == 0 {
+		return nil
+	}
+	full := map[string]float64{}
+	for _, p := range s.Parts {
+		for _, n := range p.Slots {
+			full[p.Name] += float64(n)
+		}
+	}
+	promised := map[string]int{}
+	for _, qp := range s.Plan.Queues {
+		if v, ok := st.Seen[seenKey(qp.Path, qp.Home)]; ok {
+			promised[qp.Path] = int(math.Round(v.AbsShare * full[qp.Home]))
+		}
+	}
+	claims := deadlineClaims(s.Deadlines, promised)
+	totals := map[string]float64{}
+	for _, p := range plannable(s) {
+		for _, n := range p.Slots {
+			totals[p.Name] += float64(n)
+		}
+	}
+	home := map[string]string{}
+	for _, qp := range s.Plan.Queues {
+		home[qp.Path] = qp.Home
+	}
+	// An idle queue's promise comes before the reservations: it costs
+	// nothing while the queue is idle (its share is lent out), and a goal
+	// job arriving there starts from it, as under stock.
+	pool := maps.Clone(totals)
+	for _, q := range s.Queues {
+		if q.Demand == 0 && promised[q.Path] > 0 {
+			if p, ok := home[q.Path]; ok {
+				pool[p] = max(0, pool[p]-float64(promised[q.Path]))
+			}
+		}
+	}
+	held := reserveEDF(claims, home, pool)
+	// Floors per partition, in percent of the plannable partition (the
+	// plan's unit), and the plan's shares lifted to them.
+	byPart := map[string]map[string]float64{}
+	for q, n := range held {
+		p := home[q]
+		if totals[p] <= 0 || n <= 0 {
+			continue
+		}
+		if byPart[p] == nil {
+			byPart[p] = map[string]float64{}
+		}
+		byPart[p][q] = 100 * float64(n) / totals[p]
+	}
+	for part, adm := range adminFloors(s, st.Seen, full, totals) {
+		if byPart[part] == nil {
+			byPart[part] = map[string]float64{}
+		}
+		byPart[part] = mergeFloors(byPart[part], adm)
+	}
+	for part, floors := range byPart {
+		want := map[string]float64{}
+		for _, qp := range s.Plan.Queues {
+			if v, ok := qp.Capacity[part]; ok {
+				want[qp.Path] = v
+			}
+		}
+		lifted := applyFloors(want, floors)
+		for i := range s.Plan.Queues {
+			qp := &s.Plan.Queues[i]
+			v, ok := lifted[qp.Path]
+			if !ok || v == qp.Capacity[part] {
+				continue
+			}
+			if v > qp.Capacity[part] && held[qp.Path] == 0 {
+				qp.Reason = "kept at the admin's guarantee: idle, or running a job with a goal"
+			} else if v > qp.Capacity[part] {
+				qp.Reason = fmt.Sprintf("holds %d containers for its jobs' deadlines (earliest deadline first; Polo's s_req)", held[qp.Path])
+			}
+			qp.Capacity[part] = v
+		}
+	}
+	s.Urgent = urgentQueues(s, claims, held, home, totals)
+	for _, q := range slices.Sorted(maps.Keys(held)) {
+		s.Notes = append(s.Notes, fmt.Sprintf("queue %s: %d containers held for deadlines", q, held[q]))
+	}
+	return nil
+}
+
+// deadlineClaims are the running jobs with goals that need containers,
+// earliest deadline first (ties by job name). A job that can still meet
+// its goal claims what it needs; one that cannot claims its queue's
+// admin guarantee (promised, containers): Polo's utility keeps growing
+// for a late job, so it keeps its fair share, in its deadline's turn.
+func deadlineClaims(reports []deadline.QueueReport, promised map[string]int) []deadlineClaim {
+	var out []deadlineClaim
+	for _, qr := range reports {
+		for _, j := range qr.Jobs {
+			if j.Deadline == nil {
+				continue
+			}
+			need := j.Needed
+			switch j.Verdict {
+			case deadline.AtRisk, deadline.OnTrack:
+			case deadline.CannotMeet:
+				need = promised[j.Queue]
+			default:
+				continue
+			}
+			if need <= 0 {
+				continue
+			}
+			out = append(out, deadlineClaim{Queue: j.Queue, Job: j.Name, Deadline: *j.Deadline, Needed: need, AtRisk: j.Verdict == deadline.AtRisk})
+		}
+	}
+	sort.SliceStable(out, func(i, k int) bool {
+		if !out[i].Deadline.Equal(out[k].Deadline) {
+			return out[i].Deadline.Before(out[k].Deadline)
+		}
+		return out[i].Job < out[k].Job
+	})
+	return out
+}
+
+// reserveEDF grants claims in order from each queue's home partition until
+// the partition's slots run out: containers held per queue.
+func reserveEDF(claims []deadlineClaim, home map[string]string, totals map[string]float64) map[string]int {
+	left := map[string]int{}
+	for p, n := range totals {
+		left[p] = int(n)
+	}
+	held := map[string]int{}
+	for _, c := range claims {
+		p, planned := home[c.Queue]
+		if !planned {
+			continue // a queue the plan leaves alone keeps its guarantee
+		}
+		g := min(c.Needed, left[p])
+		if g <= 0 {
+			continue
+		}
+		held[c.Queue] += g
+		left[p] -= g
+	}
+	return held
+}
+
+// urgentQueues are the queues whose reservation serves a job at risk and
+// is above the queue's live guarantee by at least one container: their
+// raise should not wait for the rate limit's interval.
+func urgentQueues(s *decideState, claims []deadlineClaim, held map[string]int, home map[string]string, totals map[string]float64) map[string]string {
+	out := map[string]string{}
+	for _, c := range claims {
+		if !c.AtRisk || held[c.Queue] == 0 || out[c.Queue] != "" {
+			continue
+		}
+		leaf, ok := s.Tree.ByPath[c.Queue]
+		if !ok {
+			continue
+		}
+		p := home[c.Queue]
+		live := leaf.AbsCapacity[p] * totals[p]
+		if float64(held[c.Queue]) >= live+1 {
+			out[c.Queue] = fmt.Sprintf("job %s is at risk of missing its deadline (%s): its queue needs %d containers, guaranteed %.0f", c.Job, c.Deadline.UTC().Format(time.RFC3339), held[c.Queue], live)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// adminFloors are, per partition in percent of the plannable slots, the
+// admin's guarantee of each planned queue that is idle or runs a job with
+// a goal (whatever its verdict).
+func adminFloors(s *decideState, seen map[string]SeenValue, full, plannableSlots map[string]float64) map[string]map[string]float64 {
+	keep := map[string]bool{}
+	for _, q := range s.Queues {
+		if q.Demand == 0 {
+			keep[q.Path] = true
+		}
+	}
+	for _, qr := range s.Deadlines {
+		for _, j := range qr.Jobs {
+			if j.Deadline != nil {
+				keep[j.Queue] = true
+			}
+		}
+	}
+	out := map[string]map[string]float64{}
+	for _, qp := range s.Plan.Queues {
+		if !keep[qp.Path] {
+			continue
+		}
+		for part := range qp.Capacity {
+			v, ok := seen[seenKey(qp.Path, part)]
+			if !ok || plannableSlots[part] <= 0 {
+				continue
+			}
+			f := min(100, 100*v.AbsShare*full[part]/plannableSlots[part])
+			if f <= 0 {
+				continue
+			}
+			if out[part] == nil {
+				out[part] = map[string]float64{}
+			}
+			out[part][qp.Path] = f
+		}
+	}
+	return out
+}
+
+// mergeFloors is each queue's larger floor, the reservations' first: when
+// the two sets together ask for more than the partition, the admin floors'
+// part above the reservations is scaled down to fit (a reservation made
+// EDF is never undone by a floor).
+func mergeFloors(held, admin map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	maps.Copy(out, held)
+	sum, extra := 0.0, map[string]float64{}
+	for _, v := range held {
+		sum += v
+	}
+	total := 0.0
+	for q, v := range admin {
+		if e := v - held[q]; e > 0 {
+			extra[q] = e
+			total += e
+		}
+	}
+	scale := 1.0
+	if room := 100 - sum; total > room {
+		scale = max(0, room) / total
+	}
+	for q, e := range extra {
+		out[q] = held[q] + e*scale
+	}
+	return out
+}
