@@ -57,8 +57,6 @@ type decideStep interface {
 func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 	return []decideStep{
 		slotsStep{},
-		// amSlotsStep (step_amslots.go) is not wired: with it the sidecar
-		// changed nothing in lee-toy (bench equal to stock); to be traced.
 		ratesStep{ReadCost: d.ReadCost},
 		demandStep{Queues: d.Queues, Seen: seen},
 		deadlineStep{Models: d.Models, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
