@@ -105,7 +105,7 @@ func Compute(in Input) Shares {
 	maxW := map[string]float64{}
 	apps := in.Snap.RunningApps()
 	free := freeOfAMs(in.Snap, apps)
-	usableW := map[string]float64{} // node id → best slots × w(s,j) there
+	kinds := map[usableKind]float64{} // job kind → its denominator
 	for _, a := range apps {
 		class := ""
 		if in.ClassOf != nil {
@@ -133,15 +133,10 @@ func Compute(in Input) Shares {
 				r, _ := rate(in.Rates, class, t)
 				maxW[t] = math.Max(maxW[t], r/denom)
 			}
-			size := taskSize(a, slot)
-			for _, n := range in.Snap.Nodes {
-				if !n.Usable() {
-					continue
-				}
-				r, _ := rate(in.Rates, class, in.NodeType[n.ID])
-				w := float64(free[n.ID].Fits(size)) * r / denom
-				usableW[n.ID] = math.Max(usableW[n.ID], w)
-			}
+			// Jobs of one class and task size weigh every node alike, so
+			// the bound visits nodes once per such kind, not once per job
+			// (5,000 jobs × 10,000 nodes at scale-10k).
+			kinds[usableKind{class: class, size: taskSize(a, slot)}] = denom
 		}
 		out.Sum += js.PS
 		out.Min = math.Min(out.Min, js.PS)
@@ -153,10 +148,34 @@ func Compute(in Input) Shares {
 	for _, t := range types {
 		out.Bound += float64(slots[t]) * maxW[t]
 	}
-	for _, w := range usableW {
-		out.UsableBound += w
-	}
+	out.UsableBound = usableBound(in, free, kinds)
 	return out
+}
+
+// usableKind is what a node's weight for a job depends on besides the node:
+// the job's class (its rates) and its task size. Its denominator (eq. 4.1)
+// depends on the class alone.
+type usableKind struct {
+	class string
+	size  cluster.Resource
+}
+
+// usableBound is Σ over usable nodes of the best job kind's
+// slots-that-fit × w(s,j) there (free: node resources less the AMs').
+func usableBound(in Input, free map[string]cluster.Resource, kinds map[usableKind]float64) float64 {
+	sum := 0.0
+	for _, n := range in.Snap.Nodes {
+		if !n.Usable() {
+			continue
+		}
+		best := 0.0
+		for k, denom := range kinds {
+			r, _ := rate(in.Rates, k.class, in.NodeType[n.ID])
+			best = math.Max(best, float64(free[n.ID].Fits(k.size))*r/denom)
+		}
+		sum += best
+	}
+	return sum
 }
 
 // taskContainers is S_j of eq. 4.1 per node type: the containers running
