@@ -2,10 +2,10 @@ package sidecar
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
 // ResultDeferred: the rate limit (or the gain threshold) held a plan back;
@@ -148,13 +148,28 @@ func raisesUrgent(p *Plan) bool {
 		}
 		// Percentages ("45") and weights ("2.5w"); absolute resources
 		// are not compared (their plans wait for the interval).
-		from, err1 := strconv.ParseFloat(strings.TrimSuffix(c.From, "w"), 64)
-		to, err2 := strconv.ParseFloat(strings.TrimSuffix(c.To, "w"), 64)
-		if err1 == nil && err2 == nil && to > from {
+		from, ok1 := relativeCapacity(c.From)
+		to, ok2 := relativeCapacity(c.To)
+		if ok1 && ok2 && to > from {
 			return true
 		}
 	}
 	return false
+}
+
+// relativeCapacity is a percentage's or a weight's number; false for an
+// absolute resource or a value that does not parse.
+func relativeCapacity(raw string) (float64, bool) {
+	v, err := schedconf.ParseCapacity(raw)
+	switch {
+	case err != nil:
+		return 0, false
+	case v.Mode == schedconf.ModePercentage:
+		return v.Percent, true
+	case v.Mode == schedconf.ModeWeight:
+		return v.Weight, true
+	}
+	return 0, false
 }
 
 // UrgentRules lifts the per-cycle step limit for a decision that raises a
