@@ -239,17 +239,7 @@ func (c *Cluster) preemptionRound() {
 		}
 	}
 	// Kill in a fixed order (determinism): by app, then task, then attempt.
-	var kill []*attempt
-	for at := range selected {
-		first, ok := c.preempt.marked[at]
-		if !ok {
-			c.preempt.marked[at] = now
-			continue
-		}
-		if now.Sub(first) >= c.preempt.conf.MaxWait {
-			kill = append(kill, at)
-		}
-	}
+	kill := overdue(c.preempt.marked, selected, now, c.preempt.conf.MaxWait)
 	sort.Slice(kill, func(i, j int) bool { return attemptLess(kill[i], kill[j]) })
 	for _, at := range kill {
 		delete(c.preempt.marked, at)
@@ -258,17 +248,7 @@ func (c *Cluster) preemptionRound() {
 	for _, at := range kill {
 		c.giveToStarving(at.node)
 	}
-	var amKill []*app
-	for a := range selectedAM {
-		first, ok := c.preempt.amMarked[a]
-		if !ok {
-			c.preempt.amMarked[a] = now
-			continue
-		}
-		if now.Sub(first) >= c.preempt.conf.MaxWait {
-			amKill = append(amKill, a)
-		}
-	}
+	amKill := overdue(c.preempt.amMarked, selectedAM, now, c.preempt.conf.MaxWait)
 	sort.Slice(amKill, func(i, j int) bool { return amKill[i].seq < amKill[j].seq })
 	for _, a := range amKill {
 		delete(c.preempt.amMarked, a)
@@ -574,4 +554,22 @@ func (c *Cluster) giveToStarving(n *node) {
 			}
 		}
 	}
+}
+
+// overdue marks each newly selected container (attempt or AM) at now and
+// returns those selected for at least maxWait (max_wait_before_kill), in
+// map order: the caller sorts them.
+func overdue[K comparable](marked map[K]time.Time, selected map[K]bool, now time.Time, maxWait time.Duration) []K {
+	var out []K
+	for k := range selected {
+		first, ok := marked[k]
+		if !ok {
+			marked[k] = now
+			continue
+		}
+		if now.Sub(first) >= maxWait {
+			out = append(out, k)
+		}
+	}
+	return out
 }
