@@ -40,6 +40,8 @@ type Result struct {
 	// losers and theirs (sidecar runs with preemption or speculation on).
 	Preempted, SpecKilled        int
 	PreemptedSecs, SpecKilledSec float64
+	// PreemptionLog is every kill the RM's preemption made, in order.
+	PreemptionLog []sim.PreemptionEvent
 	// Makespan is from the scenario's start to the last job's end.
 	Makespan time.Duration
 	// Bandwidths is the read bandwidth by locality the sidecar learned
@@ -315,6 +317,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	res.Jobs = c.Results()
 	res.Preempted, res.PreemptedSecs = c.PreemptionStats()
+	res.PreemptionLog = c.PreemptionEvents()
 	_, res.SpecKilled, res.SpecKilledSec = c.SpeculationStats()
 	for _, j := range res.Jobs {
 		if d := j.Finish.Sub(sc.Start); d > res.Makespan {

@@ -118,6 +118,21 @@ type preemptor struct {
 	// Killed counts the preempted containers and their container-seconds.
 	killed        int
 	killedSeconds float64
+	// events is every kill, in order (PreemptionEvents).
+	events []PreemptionEvent
+}
+
+// PreemptionEvent is one container the policy killed: when, whose, in
+// which partition, and the work it had done (lost). For an AM kill, Lost
+// includes the app's running tasks, killed with it.
+type PreemptionEvent struct {
+	At               time.Time
+	App, Queue       string
+	Partition        string
+	AM               bool
+	Lost             float64
+	QueueGuaranteeMB float64 // the queue's guarantee in the partition at the kill
+	QueueUsedMB      float64 // its use there just before the kill
 }
 
 // preemptedTotals is what the RM reports per app about preemption.
@@ -281,7 +296,28 @@ func (c *Cluster) preemptAttempt(at *attempt) {
 	a.preempted.VCoreSe += float64(at.size.VCores) * ran
 	c.preempt.killed++
 	c.preempt.killedSeconds += ran
+	c.logPreemption(a, at.node.label, false, ran)
 	c.killAttempt(at, PreemptedDiagnostics)
+}
+
+// logPreemption records one kill (before its release).
+func (c *Cluster) logPreemption(a *app, p string, am bool, lost float64) {
+	g := 0.0
+	if q := c.tree.ByPath[a.queue]; q != nil {
+		g = q.AbsCapacity[p] * float64(c.partitionTotal(p).MemoryMB)
+	}
+	c.preempt.events = append(c.preempt.events, PreemptionEvent{At: c.now, App: a.id, Queue: a.queue, Partition: p, AM: am, Lost: lost,
+		QueueGuaranteeMB: g, QueueUsedMB: float64(c.usage[a.queue][p].MemoryMB)})
+}
+
+// PreemptionEvents lists the kills so far (a copy).
+func (c *Cluster) PreemptionEvents() []PreemptionEvent {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.preempt == nil {
+		return nil
+	}
+	return append([]PreemptionEvent(nil), c.preempt.events...)
 }
 
 // preemptAM kills an app's AM container: the app attempt ends, its task
@@ -297,16 +333,20 @@ func (c *Cluster) preemptAM(a *app) {
 	a.preempted.VCoreSe += float64(amResource.VCores) * ran
 	c.preempt.killed++
 	c.preempt.killedSeconds += ran
+	lost, ev := ran, len(c.preempt.events)
+	c.logPreemption(a, a.amNode.label, true, ran)
 	for _, ts := range [][]*task{a.maps, a.reduces} {
 		for _, t := range ts {
 			for _, at := range t.attempts {
 				if at.state == "RUNNING" {
 					c.preempt.killedSeconds += c.now.Sub(at.start).Seconds()
+					lost += c.now.Sub(at.start).Seconds()
 					c.killAttempt(at, PreemptedDiagnostics)
 				}
 			}
 		}
 	}
+	c.preempt.events[ev].Lost = lost
 	c.release(a, a.amNode, amResource)
 	c.amUsage[a.queue] = sub(c.amUsage[a.queue], amResource)
 	a.amNode, a.amPending, a.running, a.state = nil, true, false, "ACCEPTED"

@@ -186,6 +186,18 @@ func TestPreemptionMaxWaitAndWorkLost(t *testing.T) {
 	if n != a.preempted.NonAM || lost <= 0 || math.Abs(lost*1024-a.preempted.MemSeconds) > 1 {
 		t.Fatalf("stats %d %g vs app %+v", n, lost, a.preempted)
 	}
+	// The event log has every kill, the first at 72 s, and sums to the stats.
+	ev := c.PreemptionEvents()
+	sum := 0.0
+	for _, e := range ev {
+		sum += e.Lost
+		if e.Queue != a.queue || e.AM || e.QueueUsedMB <= e.QueueGuaranteeMB {
+			t.Fatalf("event %+v: want a task kill in %s while it held more than its guarantee", e, a.queue)
+		}
+	}
+	if len(ev) != n || !ev[0].At.Equal(c.start.Add(72*time.Second)) || math.Abs(sum-lost) > 1e-6 {
+		t.Fatalf("%d events (first at %s), %.1f s lost; stats say %d, %.1f s", len(ev), ev[0].At.Sub(c.start), sum, n, lost)
+	}
 }
 
 // b reaches its guarantee (8 GB: its AM and 6 maps would be 7.5 GB, but B
