@@ -68,9 +68,6 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		// After the bands: it bounds the move that will be written, and
 		// only scales it toward the live values, so it stays in band.
 		preemptionStep{Guard: d.Preemption},
-		// With preemption on (and not on purpose), a queue steered into a
-		// partition borrows there no further than it holds (step_borrow.go).
-		borrowCapStep{OnPurpose: d.Preemption != nil && d.Preemption.Config.OnPurpose},
 		modeStep{RMVersion: d.RMVersion},
 		localityResetStep{Keep: d.KeepRackLocalityReset},
 		priorityStep{Enabled: d.Priorities},
