@@ -136,3 +136,19 @@ func Calibrated(predicted float64, residuals []float64) Distribution {
 	sort.Float64s(t)
 	return Distribution{T: t}
 }
+
+// Clone is a deep copy (the learner hands one to each decision while it
+// keeps adding to its own).
+func (r *Residuals) Clone() *Residuals {
+	if r == nil {
+		return nil
+	}
+	out := &Residuals{Max: r.Max, MinN: r.MinN, by: map[string]map[int][]float64{}}
+	for c, bySt := range r.by {
+		out.by[c] = map[int][]float64{}
+		for st, s := range bySt {
+			out.by[c][st] = append([]float64(nil), s...)
+		}
+	}
+	return out
+}
