@@ -90,8 +90,10 @@ type ReportOptions struct {
 }
 
 // Report builds the per-queue deadline report from a snapshot and per-class
-// models. Jobs with a model get a Monte-Carlo distribution; others a
-// progress extrapolation (STEAMEngine-style), without P(meet).
+// models. Jobs with a model get a Monte-Carlo distribution, calibrated by
+// the class's residuals at the job's map stage when there are enough
+// (Calibrated); others a progress extrapolation (STEAMEngine-style),
+// without P(meet).
 func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions) []QueueReport {
 	if o.Confidence == 0 {
 		o.Confidence = 0.9

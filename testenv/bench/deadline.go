@@ -444,7 +444,7 @@ func residualRow(points []predictionPoint, res *deadline.Residuals, jobs map[str
 // predictionPoint is one prediction of the (b)/(c) rows and what happened.
 type predictionPoint struct {
 	class       string
-	variant     int     // 0: the report as shipped; 1: with own finished maps
+	variant     int     // 0: the report uncalibrated; 1: with own finished maps; 2: STEAMEngine; 3: ShareWorkers; 4: calibrated by residuals
 	held        int     // task containers at the prediction
 	heldAfter   float64 // mean task containers held from then until the maps end
 	stage       int     // 10, 20, 50
