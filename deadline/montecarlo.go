@@ -175,7 +175,19 @@ func (f *freeAt) advance(t float64) {
 // Monte-Carlo noise; the same seed is used for every w). ok is false when
 // even maxW misses.
 func MinContainers(m PhaseModel, w Work, deadline, confidence float64, maxW, n int, seed uint64) (int, bool) {
-	meets := func(k int) bool { return Simulate(m, w, k, nil, n, seed).P(deadline) >= confidence }
+	return minContainers(m, w, nil, deadline, confidence, maxW, n, seed)
+}
+
+// minContainers is MinContainers with P(meet) from the class's residuals
+// when there are any (Calibrated around each k's Monte-Carlo p50).
+func minContainers(m PhaseModel, w Work, residuals []float64, deadline, confidence float64, maxW, n int, seed uint64) (int, bool) {
+	meets := func(k int) bool {
+		d := Simulate(m, w, k, nil, n, seed)
+		if residuals != nil {
+			d = Calibrated(d.Quantile(0.5), residuals)
+		}
+		return d.P(deadline) >= confidence
+	}
 	if maxW < 1 || !meets(maxW) {
 		return maxW, false
 	}

@@ -47,8 +47,16 @@ type JobReport struct {
 	JobView cluster.JobView `json:"jobView,omitempty"`
 	JobAge  time.Duration   `json:"jobAgeNs,omitempty"`
 	CDF     [][2]float64    `json:"cdf,omitempty"` // (seconds from now, P)
-	Err     string          `json:"error,omitempty"`
-	Remain  time.Duration   `json:"-"`
+	// Stage is the share of maps finished (a value of Stages, 0 before
+	// the first) and ModelRemain the model's own p50 remaining seconds:
+	// what the prediction tracker remembers and scores when the job ends.
+	Stage       int     `json:"stage,omitempty"`
+	ModelRemain float64 `json:"modelRemainSeconds,omitempty"`
+	// Residuals is how many past runs of the class calibrated the outlook
+	// (0: the Monte-Carlo's own spread, too few runs scored yet).
+	Residuals int           `json:"residuals,omitempty"`
+	Err       string        `json:"error,omitempty"`
+	Remain    time.Duration `json:"-"`
 }
 
 // QueueReport is a queue's jobs and the containers its goals need.
@@ -75,11 +83,17 @@ type ReportOptions struct {
 	// finish early (the maps finished at 10–20% are the short ones): the
 	// candidate rows of `go run ./testenv/bench -only deadline`.
 	OwnMaps bool
+	// Residuals, when set, calibrate each class's Monte-Carlo p50 by how
+	// its earlier runs ended (Calibrated); classes and stages with fewer
+	// than Residuals.MinN keep the model's own distribution.
+	Residuals *Residuals
 }
 
 // Report builds the per-queue deadline report from a snapshot and per-class
-// models. Jobs with a model get a Monte-Carlo distribution; others a
-// progress extrapolation (STEAMEngine-style), without P(meet).
+// models. Jobs with a model get a Monte-Carlo distribution, calibrated by
+// the class's residuals at the job's map stage when there are enough
+// (Calibrated); others a progress extrapolation (STEAMEngine-style),
+// without P(meet).
 func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions) []QueueReport {
 	if o.Confidence == 0 {
 		o.Confidence = 0.9
@@ -131,6 +145,13 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 			}
 			d := Simulate(model, w, workers, nil, o.Samples, seed)
 			jr.Method = "monte-carlo"
+			jr.Stage = StageOf(a.Job.MapsCompleted, a.Job.MapsTotal)
+			jr.ModelRemain = d.Quantile(0.5)
+			rs := o.Residuals.Of(class, jr.Stage)
+			if rs != nil {
+				d = Calibrated(jr.ModelRemain, rs)
+				jr.Residuals = len(rs)
+			}
 			jr.P50 = snap.Time.Add(secs(d.Quantile(0.5)))
 			jr.P90 = snap.Time.Add(secs(d.Quantile(0.9)))
 			for _, q := range []float64{0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 1} {
@@ -140,7 +161,7 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 				left := goal.Deadline.Sub(snap.Time).Seconds()
 				p := d.P(left)
 				jr.PMeet = &p
-				need, ok := MinContainers(model, w, left, o.Confidence, maxW, o.Samples/2, seed)
+				need, ok := minContainers(model, w, rs, left, o.Confidence, maxW, o.Samples/2, seed)
 				jr.Needed = need
 				switch {
 				case p >= o.Confidence:

@@ -26,7 +26,10 @@ type PSDecider struct {
 	// Slot is the container size of a planning slot (default 2048 MB, 1 vcore).
 	Slot cluster.Resource
 	// Models are the deadline models per class; SLOs the per-class goals.
-	Models     func() map[string]deadline.PhaseModel
+	Models func() map[string]deadline.PhaseModel
+	// Residuals calibrate the models' finish predictions by how earlier
+	// runs of each class ended (HistoryLearner.Residuals); nil: uncalibrated.
+	Residuals  func() *deadline.Residuals
 	SLOs       map[string]time.Duration
 	Confidence float64
 	Samples    int

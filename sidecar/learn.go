@@ -42,10 +42,12 @@ type HistoryLearner struct {
 	proc   map[string]calibrate.Processing
 	// samples mirrors the store in memory once Refresh has read it, so a
 	// cycle that ingests a few jobs does not re-read the whole history.
-	samples  []calibrate.Sample
-	loaded   bool
-	stale    bool // samples hold attempts the table does not reflect yet
-	computed time.Time
+	samples []calibrate.Sample
+	// residuals score past finish predictions (learn_residuals.go).
+	residuals *deadline.Residuals
+	loaded    bool
+	stale     bool // samples hold attempts the table does not reflect yet
+	computed  time.Time
 }
 
 // Learn implements Learner.
@@ -81,6 +83,10 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 		}
 	}
 	if len(jobs) > 0 {
+		// Before the cursor moves: a failed close is retried with the jobs.
+		if err := h.closePredictions(jobs); err != nil {
+			return err
+		}
 		if err := h.Store.SetCursor(cursor); err != nil {
 			return fmt.Errorf("save ingest cursor: %w", err)
 		}
@@ -113,6 +119,9 @@ func (h *HistoryLearner) Refresh() error {
 	all, err := h.Store.All()
 	if err != nil {
 		return fmt.Errorf("read calibration history: %w", err)
+	}
+	if err := h.loadResiduals(); err != nil {
+		return err
 	}
 	h.mu.Lock()
 	h.samples, h.loaded = all, true

@@ -157,6 +157,12 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	}
 	rep.Decision = dec
 	rep.Preemption = dec.Preemption
+	if t, ok := l.Learner.(PredictionTracker); ok {
+		// Learning, not acting: dry-run keeps it too.
+		if err := t.Track(snap.Time, dec.Deadlines); err != nil {
+			log.Warn("prediction tracking failed", "error", err)
+		}
+	}
 	rules := SafetyRules{}
 	if l.Rules != nil {
 		rules = l.Rules(snap)

@@ -204,7 +204,10 @@ func dynamicLeaves(s *decideState) {
 // risk more in the PS-fair plan (Polo: jobs at risk get capacity first,
 // comfortable ones lend).
 type deadlineStep struct {
-	Models     func() map[string]deadline.PhaseModel
+	Models func() map[string]deadline.PhaseModel
+	// Residuals calibrate the models' finish predictions (nil: the models'
+	// own spread).
+	Residuals  func() *deadline.Residuals
 	SLOs       map[string]time.Duration
 	Confidence float64
 	Samples    int
@@ -223,8 +226,12 @@ func (d deadlineStep) Run(s *decideState) error {
 			slots[p.Name] += n
 		}
 	}
+	var res *deadline.Residuals
+	if d.Residuals != nil {
+		res = d.Residuals()
+	}
 	s.Deadlines = deadline.Report(s.Snap, models, deadline.ReportOptions{ClassOf: s.ClassOf, SLOs: d.SLOs, Confidence: d.Confidence,
-		Samples: d.Samples, Seed: uint64(s.Snap.Time.Unix()),
+		Samples: d.Samples, Seed: uint64(s.Snap.Time.Unix()), Residuals: res,
 		QueueMax: func(q string) int {
 			leaf, ok := s.Tree.ByPath[q]
 			if !ok {

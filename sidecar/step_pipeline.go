@@ -59,7 +59,7 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		slotsStep{},
 		ratesStep{ReadCost: d.ReadCost},
 		demandStep{Queues: d.Queues, Seen: seen},
-		deadlineStep{Models: d.Models, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
+		deadlineStep{Models: d.Models, Residuals: d.Residuals, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		psPlanStep{},
 		deadlineReserveStep{Seen: seen},
 		hierarchyStep{},

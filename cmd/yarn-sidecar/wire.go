@@ -141,7 +141,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store,
 		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Slot: slot, Config: cfg.Labels, FirstSeen: firstSeen},
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Slot: slot,
-			Models: learner.Models, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
+			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset,
 			Guarantees: cfg.Bands(), RMVersion: rmVersion(client, log), FirstSeen: firstSeen,
 			// The preemption step bounds the work a plan makes the RM's preemption kill.

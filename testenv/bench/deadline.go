@@ -236,6 +236,12 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 		seeds = seeds[:1]
 	}
 	var points []predictionPoint
+	// Residuals of the calibrated variant, learned online: a job's own
+	// residuals join only when it finishes, so each prediction is scored
+	// with those of runs that ended before it (and the seeds run in
+	// order, each day after the last, as a daemon's history would).
+	res := deadline.NewResiduals()
+	jobsByClass := map[string]int{}
 	for _, seed := range seeds {
 		// Yesterday's run → history → per-class models, as the learner does.
 		w, err := sim.NewCluster(sc, seed+100)
@@ -279,6 +285,11 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 		heldIdx := map[int]int{}
 		var pending []predictionPoint
 		appOf := map[int]string{}
+		// Raw model predictions awaiting their job's end: app → residuals
+		// with Ratio holding the predicted remaining seconds until then.
+		open := map[string][]deadline.Residual{}
+		openAt := map[string][]time.Time{}
+		running := map[string]bool{}
 		for !c.Done() {
 			c.Step(10 * time.Second)
 			snap, err := client.Observe(context.Background(), yarn.ObserveOptions{Now: c.Now(), Jobs: true})
@@ -286,6 +297,33 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 				srv.Close()
 				return nil, err
 			}
+			now := map[string]bool{}
+			for _, a := range snap.RunningApps() {
+				now[a.ID] = true
+			}
+			gone := false
+			for id := range running {
+				if !now[id] {
+					gone = true
+				}
+			}
+			if gone {
+				for _, r := range c.Results() {
+					if !running[r.AppID] || now[r.AppID] || r.Finish.IsZero() {
+						continue
+					}
+					for i, x := range open[r.AppID] {
+						x.Ratio = r.Finish.Sub(openAt[r.AppID][i]).Seconds() / x.Ratio
+						res.Add(x)
+					}
+					if len(open[r.AppID]) > 0 {
+						jobsByClass[open[r.AppID][0].Class]++
+					}
+					delete(open, r.AppID)
+					delete(openAt, r.AppID)
+				}
+			}
+			running = now
 			var due []cluster.App
 			for _, a := range snap.RunningApps() {
 				if a.Job == nil || a.Job.MapsTotal == 0 {
@@ -310,7 +348,9 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			// candidate measured in the same run.
 			own := opts
 			own.OwnMaps = true
-			variants := [][]deadline.QueueReport{deadline.Report(snap, models, opts), deadline.Report(snap, models, own)}
+			cal := opts
+			cal.Residuals = res
+			variants := [][]deadline.QueueReport{deadline.Report(snap, models, opts), deadline.Report(snap, models, own), nil, nil, deadline.Report(snap, models, cal)}
 			for _, a := range due {
 				frac := float64(a.Job.MapsCompleted) / float64(a.Job.MapsTotal)
 				stage := 10
@@ -339,7 +379,11 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 								continue
 							}
 							pending = append(pending, predictionPoint{class: j.Class, variant: v, stage: stage, cdf: j.CDF, predictedAt: snap.Time, submit: a.StartedTime,
-								actual: j.P50, held: a.RunningContainers - 1 - a.Job.ReducesRunning})
+								actual: j.P50, held: a.RunningContainers - 1 - a.Job.ReducesRunning, residuals: j.Residuals})
+							if v == 4 && j.Stage == stage && j.ModelRemain > 0 {
+								open[a.ID] = append(open[a.ID], deadline.Residual{Class: j.Class, Stage: stage, Ratio: j.ModelRemain})
+								openAt[a.ID] = append(openAt[a.ID], snap.Time)
+							}
 							appOf[len(pending)-1] = a.ID
 							heldIdx[len(pending)-1] = len(heldTrace[a.ID]) - 1
 						}
@@ -369,19 +413,45 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	rows = append(rows, heldRow(points, sc.Name))
 	rows = append(rows, predictionRows(points, 1, sc.Name, "candidate, class model updated with the job's own finished maps (deadline.WithOwnMaps): ")...)
 	rows = append(rows, predictionRows(points, 2, sc.Name, "candidate, STEAMEngine map extrapolation + Monte-Carlo reduce phase: ")...)
-	return append(rows, predictionRows(points, 3, sc.Name, "candidate, Monte-Carlo on containers falling toward the queue's share (deadline.ShareWorkers): ")...), nil
+	rows = append(rows, predictionRows(points, 3, sc.Name, "candidate, Monte-Carlo on containers falling toward the queue's share (deadline.ShareWorkers): ")...)
+	rows = append(rows, predictionRows(points, 4, sc.Name, "calibrated by the class's residuals (deadline.Calibrated): ")...)
+	return append(rows, residualRow(points, res, jobsByClass, sc.Name)), nil
+}
+
+// residualRow counts, per class, the finished jobs whose predictions were
+// scored, the residuals held at the end per stage, and the share of the
+// calibrated variant's predictions that had enough residuals to use them.
+func residualRow(points []predictionPoint, res *deadline.Residuals, jobs map[string]int, scenario string) Row {
+	used, n := map[string]int{}, map[string]int{}
+	for _, p := range points {
+		if p.variant == 4 {
+			n[p.class]++
+			if p.residuals > 0 {
+				used[p.class]++
+			}
+		}
+	}
+	counts := res.Count()
+	var out []string
+	for _, c := range slices.Sorted(maps.Keys(n)) {
+		out = append(out, fmt.Sprintf("%s: %d jobs scored, residuals 10/20/50%% %d/%d/%d, %d/%d predictions calibrated", c, jobs[c],
+			counts[c][10], counts[c][20], counts[c][50], used[c], n[c]))
+	}
+	return Row{Area: "deadline", Name: "(b) residuals per class, " + scenario + " (online over the seeds; at most " + fmt.Sprint(res.Max) + " per class and stage, used from " + fmt.Sprint(res.MinN) + ")",
+		Figure: "", Ratio: strings.Join(out, "; ")}
 }
 
 // predictionPoint is one prediction of the (b)/(c) rows and what happened.
 type predictionPoint struct {
 	class       string
-	variant     int     // 0: the report as shipped; 1: with own finished maps
+	variant     int     // 0: the report uncalibrated; 1: with own finished maps; 2: STEAMEngine; 3: ShareWorkers; 4: calibrated by residuals
 	held        int     // task containers at the prediction
 	heldAfter   float64 // mean task containers held from then until the maps end
 	stage       int     // 10, 20, 50
 	errRel      float64
 	signed      float64      // (predicted − actual) / actual
 	cdf         [][2]float64 // seconds from the prediction time, P
+	residuals   int          // calibrated variant: residuals used (0: the raw model)
 	predictedAt time.Time
 	submit      time.Time
 	actual      time.Time

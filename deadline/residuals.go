@@ -1,0 +1,154 @@
+package deadline
+
+import (
+	"math"
+	"sort"
+)
+
+// Stages are the shares of a job's maps finished (percent) at which a
+// prediction is remembered and later scored against the job's real end:
+// STEAMEngine's online profiling points (digest 003, R6: the error falls
+// as the map phase advances, so each stage keeps its own residuals).
+var Stages = []int{10, 20, 50}
+
+// StageOf is the stage of a job with mapsDone of mapsTotal finished: the
+// largest stage reached, or 0 before the first (no residuals apply).
+func StageOf(mapsDone, mapsTotal int) int {
+	if mapsTotal <= 0 {
+		return 0
+	}
+	st := 0
+	for _, s := range Stages {
+		if mapsDone*100 >= s*mapsTotal {
+			st = s
+		}
+	}
+	return st
+}
+
+// Residual is one scored prediction: a job of Class, predicted at Stage,
+// took Ratio = actual remaining time / the model's predicted (p50)
+// remaining time.
+type Residual struct {
+	Class string  `json:"class"`
+	Stage int     `json:"stage"`
+	Ratio float64 `json:"ratio"`
+}
+
+// Residuals are the recent residuals of each class and stage, oldest
+// first, at most Max each. They turn the Monte-Carlo's p50 into a
+// calibrated distribution (split-conformal prediction, Vovk et al. 2005;
+// Lei et al. 2018, on the ratio as score): the model's bias per class —
+// allocation delay, waves, containers lost to other queues, none of which
+// the model sees — is learned from how the class's earlier runs ended
+// (STEAMEngine §4.2: "combine with online profiling to correct errors").
+type Residuals struct {
+	by map[string]map[int][]float64
+	// Max bounds each class and stage (the oldest go first, so the
+	// correction follows a class that changes); MinN is the fewest that
+	// replace the model's own spread.
+	Max, MinN int
+}
+
+// Default bounds of Residuals: 60 recent runs per class and stage; a
+// correction from fewer than 10 would move by one run's luck.
+const (
+	DefaultResidualMax  = 60
+	DefaultResidualMinN = 10
+)
+
+// NewResiduals returns an empty set with the default bounds.
+func NewResiduals() *Residuals {
+	return &Residuals{Max: DefaultResidualMax, MinN: DefaultResidualMinN}
+}
+
+// Add appends one residual (in finishing order); non-finite or
+// non-positive ratios are dropped.
+func (r *Residuals) Add(x Residual) {
+	if !(x.Ratio > 0) || math.IsInf(x.Ratio, 0) || x.Stage <= 0 {
+		return
+	}
+	if r.by == nil {
+		r.by = map[string]map[int][]float64{}
+	}
+	if r.by[x.Class] == nil {
+		r.by[x.Class] = map[int][]float64{}
+	}
+	s := append(r.by[x.Class][x.Stage], x.Ratio)
+	if limit := r.max(); len(s) > limit {
+		s = append([]float64(nil), s[len(s)-limit:]...)
+	}
+	r.by[x.Class][x.Stage] = s
+}
+
+func (r *Residuals) max() int {
+	if r.Max <= 0 {
+		return DefaultResidualMax
+	}
+	return r.Max
+}
+
+func (r *Residuals) minN() int {
+	if r.MinN <= 0 {
+		return DefaultResidualMinN
+	}
+	return r.MinN
+}
+
+// Of is the residuals of a class at a stage (nil when there are fewer than
+// MinN, so the caller falls back to the model).
+func (r *Residuals) Of(class string, stage int) []float64 {
+	if r == nil || r.by == nil {
+		return nil
+	}
+	s := r.by[class][stage]
+	if len(s) < r.minN() {
+		return nil
+	}
+	return s
+}
+
+// Count is the residuals held per class and stage, for reports.
+func (r *Residuals) Count() map[string]map[int]int {
+	out := map[string]map[int]int{}
+	if r == nil {
+		return out
+	}
+	for c, bySt := range r.by {
+		out[c] = map[int]int{}
+		for st, s := range bySt {
+			out[c][st] = len(s)
+		}
+	}
+	return out
+}
+
+// Calibrated is the completion-time distribution (seconds from now) of a
+// job whose model predicts predicted seconds: predicted × each residual.
+// P(T ≤ left) is then the share of the class's past runs that, scaled to
+// this prediction, would have finished in time (the empirical conformal
+// CDF), and its median the model corrected by the class's median residual.
+func Calibrated(predicted float64, residuals []float64) Distribution {
+	t := make([]float64, len(residuals))
+	for i, r := range residuals {
+		t[i] = predicted * r
+	}
+	sort.Float64s(t)
+	return Distribution{T: t}
+}
+
+// Clone is a deep copy (the learner hands one to each decision while it
+// keeps adding to its own).
+func (r *Residuals) Clone() *Residuals {
+	if r == nil {
+		return nil
+	}
+	out := &Residuals{Max: r.Max, MinN: r.MinN, by: map[string]map[int][]float64{}}
+	for c, bySt := range r.by {
+		out.by[c] = map[int][]float64{}
+		for st, s := range bySt {
+			out.by[c][st] = append([]float64(nil), s...)
+		}
+	}
+	return out
+}
