@@ -61,6 +61,9 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		demandStep{Queues: d.Queues, Seen: seen},
 		deadlineStep{Models: d.Models, Residuals: d.Residuals, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		psPlanStep{},
+		// Before the reservations: a goal job's claim may still take
+		// from a queue kept at its guarantee (EDF comes first).
+		servedFirstStep{Seen: seen},
 		deadlineReserveStep{Seen: seen},
 		hierarchyStep{},
 		targetsStep{},

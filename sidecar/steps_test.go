@@ -176,8 +176,11 @@ func TestHierarchyAndTargetsDepth3(t *testing.T) {
 
 func TestAnchoredQueuesKeepTheirShare(t *testing.T) {
 	// Only etl and reports are listed: dev's subtree is anchored at its
-	// 40%, and prod's children divide prod's 60%.
-	live := nestedConf("60", "40", "50", "50", "50", "50")
+	// 40%, and prod's children divide prod's 60%. reports' work (3) is
+	// above its 2.4-container promise (10% of prod's 24 slots), so the PS
+	// plan divides prod (work within the promise would keep it there:
+	// servedFirstStep).
+	live := nestedConf("60", "40", "90", "10", "50", "50")
 	snap := snapWith(10, map[string]int64{"root.prod.etl": 40, "root.prod.reports": 3, "root.dev.ml": 30})
 	d := &PSDecider{Queues: map[string]QueueConfig{"root.prod.etl": {}, "root.prod.reports": {}}}
 	s := runSteps(t, live, snap, d)

@@ -1,0 +1,102 @@
+package sidecar
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/yarn-sidecar/yarn-sidecar/progress"
+)
+
+// servedFirstStep keeps a busy queue whose current work fits within the
+// admin's guarantee in its home partition at that guarantee, in that
+// home: the Capacity Scheduler serves a queue below its guarantee first,
+// so its jobs start as soon as containers free, as under stock. The PS
+// plan would otherwise shift the guarantee to queues whose classes gain
+// more per container elsewhere, and the small interactive queues — whose
+// work always fits — paid for it (issue 18: fb-2009-saturated, fb-tiny
+// 1.42× and fb-small 1.16× of stock). The guarantee is lent out when the
+// queue does not use it, so a larger queue loses only what this one runs.
+// Idle queues and queues with goal jobs are the deadline step's floors.
+type servedFirstStep struct {
+	Seen map[string]SeenValue
+}
+
+func (servedFirstStep) Name() string { return "served first" }
+
+func (st servedFirstStep) Run(s *decideState) error {
+	full := partitionTotals(s.Parts)
+	totals := partitionTotals(plannable(s))
+	index := map[string]int{}
+	for i, qp := range s.Plan.Queues {
+		index[qp.Path] = i
+	}
+	floors := map[string]map[string]float64{}
+	for _, q := range s.Queues {
+		i, planned := index[q.Path]
+		if !planned || q.Demand == 0 || q.Pinned {
+			continue
+		}
+		v, ok := st.Seen[seenKey(q.Path, q.Home)]
+		if !ok || v.Unset || totals[q.Home] <= 0 {
+			continue
+		}
+		promise := v.AbsShare * full[q.Home]
+		if float64(q.Demand) > promise {
+			continue // more work than its promise: the plan divides the rest
+		}
+		qp := &s.Plan.Queues[i]
+		if qp.Home != q.Home {
+			qp.Home, qp.Calibrating = q.Home, ""
+		}
+		if qp.Capacity == nil {
+			qp.Capacity = map[string]float64{}
+		}
+		if _, ok := qp.Capacity[q.Home]; !ok {
+			qp.Capacity[q.Home] = 0
+		}
+		if floors[q.Home] == nil {
+			floors[q.Home] = map[string]float64{}
+		}
+		floors[q.Home][q.Path] = min(100, 100*promise/totals[q.Home])
+	}
+	liftPlan(s, floors, "kept at the admin's guarantee in its home: its work fits within it (served first)")
+	return nil
+}
+
+// liftPlan lifts the plan's capacities to the floors (percent of the
+// plannable partition), taking the difference from the other queues above
+// their floors in proportion (applyFloors). A lifted queue gets reason
+// when it is not empty.
+func liftPlan(s *decideState, floors map[string]map[string]float64, reason string) {
+	for _, part := range slices.Sorted(maps.Keys(floors)) {
+		want := map[string]float64{}
+		for _, qp := range s.Plan.Queues {
+			if v, ok := qp.Capacity[part]; ok {
+				want[qp.Path] = v
+			}
+		}
+		lifted := applyFloors(want, floors[part])
+		for i := range s.Plan.Queues {
+			qp := &s.Plan.Queues[i]
+			v, ok := lifted[qp.Path]
+			if !ok || v == qp.Capacity[part] {
+				continue
+			}
+			if v > qp.Capacity[part] && reason != "" {
+				qp.Reason = reason
+			}
+			qp.Capacity[part] = v
+		}
+	}
+}
+
+// partitionTotals is the slots of each partition, all node types.
+func partitionTotals(parts []progress.PartitionSlots) map[string]float64 {
+	out := map[string]float64{}
+	for _, p := range parts {
+		for _, n := range p.Slots {
+			out[p.Name] += float64(n)
+		}
+	}
+	return out
+}
