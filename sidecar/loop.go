@@ -45,6 +45,9 @@ type Decision struct {
 	Globals []GlobalChange
 	// Urgent are queues raised for a deadline at risk (queue → reason).
 	Urgent map[string]string
+	// Restores are queues raised back toward their guarantee or for their
+	// goal jobs (queue → reason; restoresStep).
+	Restores map[string]string
 	// Preemption is what the preemption step saw and did (nil: no guard).
 	Preemption *PreemptionStatus
 }
@@ -177,6 +180,7 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	plan.Priorities = dec.Priorities
 	plan.Predicted = dec.Predicted
 	plan.Urgent = dec.Urgent
+	plan.Restores = dec.Restores
 	rep.Plan = plan
 
 	if l.Applier.Validation == nil {

@@ -72,6 +72,10 @@ type Plan struct {
 	// deadline (queue → reason): such a plan may pass the rate limit's
 	// interval and gain threshold (RateLimit.Allow), never the bands.
 	Urgent map[string]string `json:"urgent,omitempty"`
+	// Restores are queues the plan raises back toward the admin's
+	// guarantee or for their goal jobs (queue → reason): such a plan may
+	// use the last mutations of the hour (RateLimit.Reserved).
+	Restores map[string]string `json:"restores,omitempty"`
 }
 
 // Empty reports whether the plan changes nothing.

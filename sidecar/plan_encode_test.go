@@ -3,6 +3,7 @@ package sidecar
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,6 +118,49 @@ func TestRateLimit(t *testing.T) {
 	var nilLimit *RateLimit
 	if ok, _ := nilLimit.Allow(t0, plan(1, 1, false)); !ok {
 		t.Errorf("a nil rate limit must allow")
+	}
+}
+
+// TestRateLimitReserve: with 12 an hour and 2 reserved, the 11th and 12th
+// mutations go only to plans that raise a queue back toward its guarantee
+// or for a deadline; the cap itself still holds for them.
+func TestRateLimitReserve(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	gain := map[string]float64{"sum_ps": 2, "sum_ps_now": 1}
+	ps := &Plan{Predicted: gain, Changes: []Change{{Queue: "root.a", Property: "capacity", From: "40", To: "60"}}}
+	back := func(from, to string) *Plan {
+		return &Plan{Predicted: gain, Changes: []Change{{Queue: "root.b", Property: "capacity", From: from, To: to}},
+			Restores: map[string]string{"root.b": "back toward its guarantee"}}
+	}
+	urgent := &Plan{Predicted: gain, Changes: []Change{{Queue: "root.b", Property: "capacity", From: "20", To: "45"}},
+		Urgent: map[string]string{"root.b": "job j4 at risk"}}
+	for _, tc := range []struct {
+		name     string
+		past     int // mutations in the last hour
+		reserved int
+		plan     *Plan
+		allow    bool
+		reason   string
+	}{
+		{"below the reserve: any plan", 9, 2, ps, true, ""},
+		{"reserve reached: a ΣPS move waits", 10, 2, ps, false, "kept for moves back"},
+		{"reserve reached: a raise back toward the guarantee passes", 10, 2, back("20", "40"), true, ""},
+		{"reserve reached: a listed queue lowered does not pass", 10, 2, back("40", "20"), false, "kept for moves back"},
+		{"reserve reached: a raise for a deadline at risk passes", 11, 2, urgent, true, ""},
+		{"cap reached: even a restoring plan waits", 12, 2, back("20", "40"), false, "max_mutations_per_hour is 12"},
+		{"no reserve: as before", 11, 0, ps, true, ""},
+	} {
+		r := &RateLimit{MaxPerHour: 12, Reserved: tc.reserved}
+		for i := 0; i < tc.past; i++ {
+			r.Record(t0.Add(-time.Duration(tc.past-i) * time.Minute))
+		}
+		ok, why := r.Allow(t0, tc.plan)
+		if ok != tc.allow || !strings.Contains(why, tc.reason) {
+			t.Errorf("%s: Allow = %v %q, want %v (reason containing %q)", tc.name, ok, why, tc.allow, tc.reason)
+		}
+	}
+	if r := NewRateLimit(RateConfig{MaxMutationsPerHour: 12}); r.Reserved != DefaultReservedMutations {
+		t.Errorf("NewRateLimit reserves %d, want %d", r.Reserved, DefaultReservedMutations)
 	}
 }
 

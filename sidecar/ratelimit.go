@@ -24,6 +24,11 @@ const (
 	DefaultMinApplyInterval    = 2 * time.Minute
 	DefaultMaxMutationsPerHour = 12
 	DefaultMinGainPercent      = 2.0
+	// DefaultReservedMutations of the hourly cap are kept for plans that
+	// raise a queue back toward its guarantee or for a deadline
+	// (Plan.Restores, Plan.Urgent): on shift, ΣPS moves spent the whole
+	// budget and the features queue, squeezed, waited out the hour.
+	DefaultReservedMutations = 2
 )
 
 // RateLimit is the actuator's bound on mutations: a least interval between
@@ -33,6 +38,9 @@ type RateLimit struct {
 	MinInterval    time.Duration
 	MaxPerHour     int
 	MinGainPercent float64
+	// Reserved is how many of MaxPerHour only restoring plans may use
+	// (0: none; ignored unless MaxPerHour is larger).
+	Reserved int
 
 	mu   sync.Mutex
 	past []time.Time // mutations in the last hour
@@ -40,7 +48,7 @@ type RateLimit struct {
 
 // NewRateLimit builds the limiter from the config.
 func NewRateLimit(c RateConfig) *RateLimit {
-	r := &RateLimit{MinInterval: c.MinApplyInterval, MaxPerHour: c.MaxMutationsPerHour}
+	r := &RateLimit{MinInterval: c.MinApplyInterval, MaxPerHour: c.MaxMutationsPerHour, Reserved: DefaultReservedMutations}
 	if c.MinGainPercent != nil {
 		r.MinGainPercent = *c.MinGainPercent
 	}
@@ -55,6 +63,11 @@ func NewRateLimit(c RateConfig) *RateLimit {
 // — a 150 s goal cannot wait a 2-minute interval, and a reservation moves
 // no ΣPS. It still counts, and still obeys the hourly cap: that bound on
 // tree re-initialisations holds for every plan.
+//
+// The last Reserved mutations of the hour are kept for plans that raise a
+// queue back toward its guarantee or for a deadline (restoring): once a
+// queue has been squeezed for ΣPS, the move that gives it back its
+// promise must not find the hour's budget spent.
 func (r *RateLimit) Allow(now time.Time, plan *Plan) (bool, string) {
 	if r == nil {
 		return true, ""
@@ -68,6 +81,9 @@ func (r *RateLimit) Allow(now time.Time, plan *Plan) (bool, string) {
 	}
 	if r.MaxPerHour > 0 && len(r.past) >= r.MaxPerHour {
 		return false, fmt.Sprintf("%d mutations in the last hour; max_mutations_per_hour is %d", len(r.past), r.MaxPerHour)
+	}
+	if r.Reserved > 0 && r.MaxPerHour > r.Reserved && len(r.past) >= r.MaxPerHour-r.Reserved && !urgent && !raisesAny(plan, plan.Restores) {
+		return false, fmt.Sprintf("%d mutations in the last hour; the last %d of max_mutations_per_hour %d are kept for moves back to a queue's guarantee or for deadlines", len(r.past), r.Reserved, r.MaxPerHour)
 	}
 	if g, ok := predictedGain(plan); ok && r.MinGainPercent > 0 && g < r.MinGainPercent && !movesHomes(plan) && !urgent {
 		return false, fmt.Sprintf("predicted ΣPS gain %.1f%% is below min_gain_percent %.1f%%", g, r.MinGainPercent)
@@ -138,12 +154,21 @@ func planTime(p *Plan, now time.Time) time.Time {
 // raisesUrgent: the plan raises the guaranteed capacity of a queue it marks
 // urgent (a deadline at risk) in some partition.
 func raisesUrgent(p *Plan) bool {
-	if p == nil || len(p.Urgent) == 0 {
+	if p == nil {
+		return false
+	}
+	return raisesAny(p, p.Urgent)
+}
+
+// raisesAny: the plan raises the guaranteed capacity of a queue in queues
+// in some partition.
+func raisesAny(p *Plan, queues map[string]string) bool {
+	if p == nil || len(queues) == 0 {
 		return false
 	}
 	for _, c := range p.Changes {
 		// capacity, not maximum-capacity: a raised ceiling reserves nothing.
-		if _, ok := p.Urgent[c.Queue]; !ok || c.Property != capacityProp(c.Partition) {
+		if _, ok := queues[c.Queue]; !ok || c.Property != capacityProp(c.Partition) {
 			continue
 		}
 		// Percentages ("45") and weights ("2.5w"); absolute resources

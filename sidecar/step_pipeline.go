@@ -41,6 +41,10 @@ type decideState struct {
 	// Urgent are queues whose raise serves a deadline at risk (queue →
 	// reason): the rate limit's stated exception (ratelimit.go).
 	Urgent map[string]string
+	// Restores are queues raised back toward the admin's guarantee, or
+	// raised for their goal jobs (queue → reason): the moves the rate
+	// limit keeps its last mutations of the hour for.
+	Restores map[string]string
 	// Preemption is what the preemption step saw and did (nil: no guard).
 	Preemption *PreemptionStatus
 }
@@ -68,6 +72,10 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		deadlineReserveStep{Seen: seen},
 		hierarchyStep{},
 		targetsStep{},
+		// Before the bands (they and the preemption guard only move a
+		// target toward the band and the live value, so a raise stays a
+		// raise; the rate limit checks the written change).
+		restoresStep{Seen: seen},
 		guaranteeStep{Bands: d.Guarantees, Seen: seen},
 		// After the bands: it bounds the move that will be written, and
 		// only scales it toward the live values, so it stays in band.
@@ -110,7 +118,7 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 			return Decision{}, fmt.Errorf("decide step %s: %w", st.Name(), err)
 		}
 	}
-	dec := Decision{Targets: s.Targets, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Preemption: s.Preemption,
+	dec := Decision{Targets: s.Targets, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Restores: s.Restores, Preemption: s.Preemption,
 		Predicted: map[string]float64{"sum_ps": s.Plan.SumPS, "sum_ps_bound": s.Plan.Bound, "min_ps_over_fair": s.Plan.MinPS}}
 	d.status(s, &dec)
 	dec.Predicted["sum_ps_now"] = dec.SumPS

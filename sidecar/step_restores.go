@@ -1,0 +1,63 @@
+package sidecar
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// restoresStep names the leaves whose targets raise them back toward the
+// admin's guarantee in their home partition (their live share is below
+// the first-seen share), and the leaves with a goal job whose target
+// raises them: the moves the rate limit keeps the last of its hourly
+// budget for (RateLimit.Reserved). Spending the whole budget on ΣPS moves
+// left shift's features queue squeezed for the rest of the hour (issue 18).
+// Runs on the targets before the bands; RateLimit checks the change the
+// plan writes.
+type restoresStep struct {
+	Seen map[string]SeenValue
+}
+
+func (restoresStep) Name() string { return "restores" }
+
+func (st restoresStep) Run(s *decideState) error {
+	goal := map[string]bool{}
+	for _, qr := range s.Deadlines {
+		for _, j := range qr.Jobs {
+			if j.Deadline != nil {
+				goal[j.Queue] = true
+			}
+		}
+	}
+	out := map[string]string{}
+	for _, path := range slices.Sorted(maps.Keys(s.Targets)) {
+		t := s.Targets[path]
+		q, ok := s.Tree.ByPath[path]
+		if !ok || len(q.Children) > 0 {
+			continue
+		}
+		home := q.DefaultLabelExpression
+		if t.DefaultLabelExpression != nil {
+			home = *t.DefaultLabelExpression
+		}
+		to, ok := t.Capacity[home]
+		if !ok {
+			continue
+		}
+		live := shareOfParent(q, home)
+		if to <= live+0.005 {
+			continue
+		}
+		if v, ok := st.Seen[seenKey(path, home)]; ok && !v.Unset && live < v.Share-0.005 {
+			out[path] = fmt.Sprintf("back toward the admin's guarantee in %q: %.2f%% → %.2f%% of its parent (promised %.2f%%)", home, live, to, v.Share)
+			continue
+		}
+		if goal[path] {
+			out[path] = fmt.Sprintf("raised in %q for its jobs with goals: %.2f%% → %.2f%% of its parent", home, live, to)
+		}
+	}
+	if len(out) > 0 {
+		s.Restores = out
+	}
+	return nil
+}

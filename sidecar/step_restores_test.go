@@ -1,0 +1,47 @@
+package sidecar
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// TestRestoresStep on root.{a,b}, live 70/30, the admin's 50/50.
+func TestRestoresStep(t *testing.T) {
+	tree := mustTree(t, schedconf.Conf{pre + "root.queues": "a,b", pre + "root.a.capacity": "70", pre + "root.b.capacity": "30"})
+	seen := map[string]SeenValue{seenKey("root.a", ""): {Share: 50, AbsShare: 0.5}, seenKey("root.b", ""): {Share: 50, AbsShare: 0.5}}
+	goal := time.Unix(1_700_000_000, 0)
+	goalJob := []deadline.QueueReport{{Queue: "root.a", Jobs: []deadline.JobReport{{Name: "j1", Queue: "root.a", Deadline: &goal}}}}
+	for _, tc := range []struct {
+		name      string
+		targets   map[string]float64
+		deadlines []deadline.QueueReport
+		want      map[string]string // queue → part of the reason
+	}{
+		{"below its guarantee and raised: restores", map[string]float64{"root.a": 60, "root.b": 40}, nil, map[string]string{"root.b": "guarantee"}},
+		{"below its guarantee, unchanged: nothing", map[string]float64{"root.a": 70, "root.b": 30}, nil, nil},
+		{"below its guarantee, lowered further: nothing", map[string]float64{"root.a": 80, "root.b": 20}, nil, nil},
+		{"above its guarantee and raised, no goal: nothing", map[string]float64{"root.a": 80, "root.b": 20}, nil, nil},
+		{"raised with a goal job: restores", map[string]float64{"root.a": 80, "root.b": 20}, goalJob, map[string]string{"root.a": "goals"}},
+	} {
+		s := &decideState{Tree: tree, Deadlines: tc.deadlines, Targets: map[string]QueueTarget{}}
+		for q, v := range tc.targets {
+			s.Targets[q] = QueueTarget{Capacity: map[string]float64{"": v}}
+		}
+		if err := (restoresStep{Seen: seen}).Run(s); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Restores) != len(tc.want) {
+			t.Errorf("%s: restores %v, want %v", tc.name, s.Restores, tc.want)
+			continue
+		}
+		for q, part := range tc.want {
+			if !strings.Contains(s.Restores[q], part) {
+				t.Errorf("%s: %s reason %q, want it to name %q", tc.name, q, s.Restores[q], part)
+			}
+		}
+	}
+}
