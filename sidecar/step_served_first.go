@@ -8,8 +8,8 @@ import (
 )
 
 // servedFirstStep keeps a busy queue whose current work fits within the
-// admin's guarantee in its home partition at that guarantee, in that
-// home: the Capacity Scheduler serves a queue below its guarantee first,
+// admin's guarantee in its home partition, and that the plan leaves
+// there, at that guarantee: the Capacity Scheduler serves a queue below its guarantee first,
 // so its jobs start as soon as containers free, as under stock. The PS
 // plan would otherwise shift the guarantee to queues whose classes gain
 // more per container elsewhere, and the small interactive queues — whose
@@ -46,7 +46,7 @@ func (st servedFirstStep) Run(s *decideState) error {
 		}
 		qp := &s.Plan.Queues[i]
 		if qp.Home != q.Home {
-			qp.Home, qp.Calibrating = q.Home, ""
+			continue // routed where it gains; routeFitStep checked its work fits there
 		}
 		if qp.Capacity == nil {
 			qp.Capacity = map[string]float64{}

@@ -70,10 +70,10 @@ func TestServedFirstStep(t *testing.T) {
 		{"planned above the promise: unchanged", with(10),
 			map[string]map[string]float64{"root.a": {"": 50}, "root.b": {"": 30}, "root.c": {"": 20}}, nil,
 			map[string]float64{"root.a": 50, "root.b": 30, "root.c": 20}, ""},
-		{"routed away for PS gains elsewhere: brought home at its promise", with(10),
+		{"routed to another partition: the route stands (routeFitStep judges it)", with(10),
 			map[string]map[string]float64{"root.a": {"": 75}, "root.b": {"gpu": 30}, "root.c": {"": 25, "gpu": 70}},
 			map[string]string{"root.b": "gpu"},
-			map[string]float64{"root.a": 75 - 20*75.0/100, "root.b": 20, "root.c": 25 - 20*25.0/100}, ""},
+			map[string]float64{"root.a": 75, "root.b": 0, "root.c": 25}, "gpu"},
 	} {
 		s := servedState(t, tc.demand, tc.planned, tc.home)
 		if err := (servedFirstStep{Seen: servedSeen()}).Run(s); err != nil {
