@@ -37,6 +37,60 @@ func init() {
 	register(Bench{Area: "scale", Order: 21, Run: benchScale})
 }
 
+// scaleReps is how often the snapshot and scrape are measured (medians
+// reported): the bench shares its machine, and one pair's ratio moves
+// with whatever else runs meanwhile.
+func scaleReps(o Options) int {
+	if o.Quick {
+		return 1
+	}
+	return 3
+}
+
+// repeated collects the measures of one thing.
+type repeated struct {
+	m  []Measured
+	rm []rmReading
+}
+
+func (r *repeated) add(m Measured, rm rmReading, err error) error {
+	if err != nil {
+		return err
+	}
+	r.m = append(r.m, m)
+	r.rm = append(r.rm, rm)
+	return nil
+}
+
+// median is the median wall time with the RM's reading of that run, and
+// the median peak heap (upper median for an even count).
+func (r *repeated) median() (Measured, rmReading) {
+	idx := make([]int, len(r.m))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return r.m[idx[a]].Wall < r.m[idx[b]].Wall })
+	mid := idx[len(idx)/2]
+	heaps := make([]uint64, len(r.m))
+	for i, m := range r.m {
+		heaps[i] = m.PeakHeap
+	}
+	sort.Slice(heaps, func(a, b int) bool { return heaps[a] < heaps[b] })
+	return Measured{Wall: r.m[mid].Wall, PeakHeap: heaps[len(heaps)/2]}, r.rm[mid]
+}
+
+// spread is the wall times' range, e.g. "1.2–1.9 s over 3" ("" for one run).
+func (r *repeated) spread() string {
+	if len(r.m) < 2 {
+		return ""
+	}
+	lo, hi := r.m[0].Wall, r.m[0].Wall
+	for _, m := range r.m {
+		lo, hi = min(lo, m.Wall), max(hi, m.Wall)
+	}
+	return fmt.Sprintf(" (median; %.2f–%.2f s over %d)", lo.Seconds(), hi.Seconds(), len(r.m))
+}
+
 // hostRules are the node_types rules an admin would write for a scenario:
 // one per node type by host name, longer names first (cpu-new-* before
 // cpu-*).
@@ -129,34 +183,48 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	api := sidecar.YARN{Client: client, Jobs: true, NodeType: classifier.TypeOf}
 	observeOnly := sidecar.YARN{Client: client, NodeType: classifier.TypeOf}
 
-	// One snapshot vs the exporter's scrape, back to back.
-	var seen exporterCounts
-	exM, exRM, err := rm.metered(func() error {
-		var err error
-		seen, err = exporterScrape(rm.URL)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("exporter scrape: %w", err)
+	// One snapshot vs the exporter's scrape, back to back, reps times
+	// alternating; each snapshot but the last by a fresh client, the last
+	// by the client the next snapshot and the cycle go on with.
+	fresh := func() (sidecar.YARN, error) {
+		cl, err := yarn.New(yarn.Config{RMAddresses: []string{rm.URL}, Timeout: time.Minute, MaxResponseBytes: 1 << 30})
+		return sidecar.YARN{Client: cl, NodeType: classifier.TypeOf}, err
 	}
-	var snap cluster.Snapshot
-	snM, snRM, err := rm.metered(func() error {
-		var err error
-		snap, err = observeOnly.Observe(ctx, now)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("snapshot: %w", err)
+	reps := scaleReps(o)
+	var (
+		seen   exporterCounts
+		snap   cluster.Snapshot
+		ex, sn repeated
+	)
+	for i := range reps {
+		obs := observeOnly
+		if i < reps-1 {
+			if obs, err = fresh(); err != nil {
+				return nil, err
+			}
+		}
+		if err := ex.add(rm.metered(func() error {
+			var err error
+			seen, err = exporterScrape(rm.URL)
+			return err
+		})); err != nil {
+			return nil, fmt.Errorf("exporter scrape: %w", err)
+		}
+		if err := sn.add(rm.metered(func() error {
+			var err error
+			snap, err = obs.Observe(ctx, now)
+			return err
+		})); err != nil {
+			return nil, fmt.Errorf("snapshot: %w", err)
+		}
 	}
-	// The same pair with every answer pre-rendered (rendered once by a
+	exM, exRM := ex.median()
+	snM, snRM := sn.median()
+	// The same pairs with every answer pre-rendered (rendered once by a
 	// priming pass with a fresh client, then served from memory): the
 	// client's own cost.
 	if err := rm.Prerendered(true); err != nil {
 		return nil, err
-	}
-	fresh := func() (sidecar.YARN, error) {
-		cl, err := yarn.New(yarn.Config{RMAddresses: []string{rm.URL}, Timeout: time.Minute, MaxResponseBytes: 1 << 30})
-		return sidecar.YARN{Client: cl, NodeType: classifier.TypeOf}, err
 	}
 	prime, err := fresh()
 	if err != nil {
@@ -168,18 +236,21 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if _, err := prime.Observe(ctx, now); err != nil {
 		return nil, err
 	}
-	measured, err := fresh()
-	if err != nil {
-		return nil, err
+	var exP, snP repeated
+	for range reps {
+		measured, err := fresh()
+		if err != nil {
+			return nil, err
+		}
+		if err := exP.add(rm.metered(func() error { _, err := exporterScrape(rm.URL); return err })); err != nil {
+			return nil, err
+		}
+		if err := snP.add(rm.metered(func() error { _, err := measured.Observe(ctx, now); return err })); err != nil {
+			return nil, err
+		}
 	}
-	exPM, _, err := rm.metered(func() error { _, err := exporterScrape(rm.URL); return err })
-	if err != nil {
-		return nil, err
-	}
-	snPM, snPRM, err := rm.metered(func() error { _, err := measured.Observe(ctx, now); return err })
-	if err != nil {
-		return nil, err
-	}
+	exPM, _ := exP.median()
+	snPM, snPRM := snP.median()
 	if err := rm.Prerendered(false); err != nil {
 		return nil, err
 	}
@@ -275,13 +346,13 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	rows := []Row{
 		{Area: "scale", Name: fmt.Sprintf("%s: one snapshot (placement: %d by partition, %d listed, %d estimated); %s", label,
 			placed[cluster.PlacementPartition], placed[cluster.PlacementListed], placed[cluster.PlacementEstimated], rmShare(snRM, snM.Wall)),
-			Figure:   fmt.Sprintf("%s, %.0f MiB heap", ms(snM.Wall), mib(snM.PeakHeap)),
-			Baseline: fmt.Sprintf("exporter scrape %s, %.0f MiB (%d nodes, %d apps; %s)", ms(exM.Wall), mib(exM.PeakHeap), seen.Nodes, seen.Apps, rmShare(exRM, exM.Wall)),
+			Figure:   fmt.Sprintf("%s%s, %.0f MiB heap", ms(snM.Wall), sn.spread(), mib(snM.PeakHeap)),
+			Baseline: fmt.Sprintf("exporter scrape %s%s, %.0f MiB (%d nodes, %d apps; %s)", ms(exM.Wall), ex.spread(), mib(exM.PeakHeap), seen.Nodes, seen.Apps, rmShare(exRM, exM.Wall)),
 			Ratio:    fmt.Sprintf("%.2f× time, %.2f× heap", snM.Wall.Seconds()/exM.Wall.Seconds(), float64(snM.PeakHeap)/float64(max(exM.PeakHeap, 1))),
 			Goal:     "≤0.5× time, ≤1× heap"},
 		{Area: "scale", Name: fmt.Sprintf("%s: one snapshot, every answer pre-rendered (the client's cost; %s)", name, rmShare(snPRM, snPM.Wall)),
-			Figure:   fmt.Sprintf("%s, %.0f MiB heap", ms(snPM.Wall), mib(snPM.PeakHeap)),
-			Baseline: fmt.Sprintf("exporter scrape, pre-rendered: %s, %.0f MiB", ms(exPM.Wall), mib(exPM.PeakHeap)),
+			Figure:   fmt.Sprintf("%s%s, %.0f MiB heap", ms(snPM.Wall), snP.spread(), mib(snPM.PeakHeap)),
+			Baseline: fmt.Sprintf("exporter scrape, pre-rendered: %s%s, %.0f MiB", ms(exPM.Wall), exP.spread(), mib(exPM.PeakHeap)),
 			Ratio:    fmt.Sprintf("%.2f× time, %.2f× heap", snPM.Wall.Seconds()/exPM.Wall.Seconds(), float64(snPM.PeakHeap)/float64(max(exPM.PeakHeap, 1))),
 			Goal:     "≤0.5× time, ≤1× heap"},
 		{Area: "scale", Name: fmt.Sprintf("%s: the next snapshot, 30 s later; %s", name, rmShare(nxRM, nxM.Wall)),
