@@ -44,6 +44,10 @@ type SeenValue struct {
 	// siblings' bands only — and a value the sidecar writes later is never
 	// taken for the admin's.
 	Unset bool `json:"unset,omitempty"`
+	// Home is the queue's default-node-label-expression when first seen,
+	// kept on its default-partition entry (nil: recorded before homes
+	// were, or another partition's entry).
+	Home *string `json:"home,omitempty"`
 }
 
 func seenKey(queue, partition string) string { return queue + "\x00" + partition }
@@ -101,7 +105,12 @@ func (f *FirstSeen) Observe(tree *schedconf.Tree) (map[string]SeenValue, error) 
 				}
 				continue
 			}
-			f.seen[k] = SeenValue{Raw: v.Raw, Mode: string(v.Mode), Share: shareOfParent(q, p), AbsShare: q.AbsCapacity[p]}
+			sv := SeenValue{Raw: v.Raw, Mode: string(v.Mode), Share: shareOfParent(q, p), AbsShare: q.AbsCapacity[p]}
+			if p == "" {
+				home := q.DefaultLabelExpression
+				sv.Home = &home
+			}
+			f.seen[k] = sv
 			f.dirty = true
 		}
 	}

@@ -147,6 +147,11 @@ func TestRateLimitReserve(t *testing.T) {
 		{"reserve reached: a raise back toward the guarantee passes", 10, 2, back("20", "40"), true, ""},
 		{"reserve reached: a listed queue lowered does not pass", 10, 2, back("40", "20"), false, "kept for moves back"},
 		{"reserve reached: a raise for a deadline at risk passes", 11, 2, urgent, true, ""},
+		{"reserve reached: a move back to the admin's home passes", 10, 2, &Plan{Predicted: gain,
+			Changes:  []Change{{Queue: "root.b", Property: "default-node-label-expression", From: "gpu", To: ""}},
+			Restores: map[string]string{"root.b": "back to its home partition"}}, true, ""},
+		{"reserve reached: a home move of a queue not listed waits", 10, 2, &Plan{Predicted: gain,
+			Changes: []Change{{Queue: "root.b", Property: "default-node-label-expression", From: "", To: "gpu"}}}, false, "kept for moves back"},
 		{"cap reached: even a restoring plan waits", 12, 2, back("20", "40"), false, "max_mutations_per_hour is 12"},
 		{"no reserve: as before", 11, 0, ps, true, ""},
 	} {

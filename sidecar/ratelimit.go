@@ -82,7 +82,7 @@ func (r *RateLimit) Allow(now time.Time, plan *Plan) (bool, string) {
 	if r.MaxPerHour > 0 && len(r.past) >= r.MaxPerHour {
 		return false, fmt.Sprintf("%d mutations in the last hour; max_mutations_per_hour is %d", len(r.past), r.MaxPerHour)
 	}
-	if r.Reserved > 0 && r.MaxPerHour > r.Reserved && len(r.past) >= r.MaxPerHour-r.Reserved && !urgent && !raisesAny(plan, plan.Restores) {
+	if r.Reserved > 0 && r.MaxPerHour > r.Reserved && len(r.past) >= r.MaxPerHour-r.Reserved && !urgent && !restores(plan) {
 		return false, fmt.Sprintf("%d mutations in the last hour; the last %d of max_mutations_per_hour %d are kept for moves back to a queue's guarantee or for deadlines", len(r.past), r.Reserved, r.MaxPerHour)
 	}
 	if g, ok := predictedGain(plan); ok && r.MinGainPercent > 0 && g < r.MinGainPercent && !movesHomes(plan) && !urgent {
@@ -158,6 +158,20 @@ func raisesUrgent(p *Plan) bool {
 		return false
 	}
 	return raisesAny(p, p.Urgent)
+}
+
+// restores: the plan raises a queue it lists in Restores, or routes one
+// (its home, set by restoresStep only when back to the admin's).
+func restores(p *Plan) bool {
+	if p == nil || len(p.Restores) == 0 {
+		return false
+	}
+	for _, c := range p.Changes {
+		if _, ok := p.Restores[c.Queue]; ok && c.Property == "default-node-label-expression" {
+			return true
+		}
+	}
+	return raisesAny(p, p.Restores)
 }
 
 // raisesAny: the plan raises the guaranteed capacity of a queue in queues

@@ -6,9 +6,10 @@ import (
 	"slices"
 )
 
-// restoresStep names the leaves whose targets raise them back toward the
-// admin's guarantee in their home partition (their live share is below
-// the first-seen share), and the leaves with a goal job whose target
+// restoresStep names the leaves whose targets route them back to the
+// admin's home partition or raise them back toward the admin's guarantee
+// in their home (their live share is below the first-seen share), and the
+// leaves with a goal job whose target
 // raises them: the moves the rate limit keeps the last of its hourly
 // budget for (RateLimit.Reserved). Spending the whole budget on ΣPS moves
 // left shift's features queue squeezed for the rest of the hour (issue 18).
@@ -39,6 +40,10 @@ func (st restoresStep) Run(s *decideState) error {
 		home := q.DefaultLabelExpression
 		if t.DefaultLabelExpression != nil {
 			home = *t.DefaultLabelExpression
+		}
+		if v := st.Seen[seenKey(path, "")]; v.Home != nil && *v.Home == home && q.DefaultLabelExpression != home {
+			out[path] = fmt.Sprintf("back to its home partition %q (the admin's default-node-label-expression)", home)
+			continue
 		}
 		to, ok := t.Capacity[home]
 		if !ok {

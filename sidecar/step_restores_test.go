@@ -45,3 +45,46 @@ func TestRestoresStep(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoresStepHome: root.a routed to gpu by the sidecar; the admin's
+// home was the default partition.
+func TestRestoresStepHome(t *testing.T) {
+	tree := mustTree(t, schedconf.Conf{pre + "root.queues": "a,b", pre + "root.a.capacity": "50", pre + "root.b.capacity": "50",
+		pre + "root.accessible-node-labels": "gpu", pre + "root.accessible-node-labels.gpu.capacity": "100",
+		pre + "root.a.accessible-node-labels": "gpu", pre + "root.a.accessible-node-labels.gpu.capacity": "50",
+		pre + "root.b.accessible-node-labels": "gpu", pre + "root.b.accessible-node-labels.gpu.capacity": "50",
+		pre + "root.a.default-node-label-expression": "gpu"})
+	def, gpu := "", "gpu"
+	for _, tc := range []struct {
+		name     string
+		seenHome *string
+		target   string
+		want     bool
+	}{
+		{"back to the admin's home", &def, "", true},
+		{"stays where the sidecar routed it", &def, "gpu", false},
+		{"to a partition that was not the admin's home", &gpu, "", false},
+		{"admin's home unknown (older record)", nil, "", false},
+	} {
+		seen := map[string]SeenValue{seenKey("root.a", ""): {Share: 50, AbsShare: 0.5, Home: tc.seenHome}}
+		home := tc.target
+		s := &decideState{Tree: tree, Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50}, DefaultLabelExpression: &home}}}
+		if err := (restoresStep{Seen: seen}).Run(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(s.Restores["root.a"], "home partition"); got != tc.want {
+			t.Errorf("%s: restores %v, want a move home %v", tc.name, s.Restores, tc.want)
+		}
+	}
+	// FirstSeen records the home on the default-partition entry.
+	seen, err := (&FirstSeen{}).Observe(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := seen[seenKey("root.a", "")].Home; h == nil || *h != "gpu" {
+		t.Errorf("first-seen home of root.a = %v, want gpu", h)
+	}
+	if h := seen[seenKey("root.a", "gpu")].Home; h != nil {
+		t.Errorf("gpu entry carries a home %q; only the default partition's does", *h)
+	}
+}
