@@ -46,7 +46,7 @@ func (st servedFirstStep) Run(s *decideState) error {
 		}
 		qp := &s.Plan.Queues[i]
 		if qp.Home != q.Home {
-			continue // routed where it gains; routeFitStep checked its work fits there
+			continue // routed where the plan predicts a gain: not this step's to undo
 		}
 		if qp.Capacity == nil {
 			qp.Capacity = map[string]float64{}

@@ -70,7 +70,7 @@ func TestServedFirstStep(t *testing.T) {
 		{"planned above the promise: unchanged", with(10),
 			map[string]map[string]float64{"root.a": {"": 50}, "root.b": {"": 30}, "root.c": {"": 20}}, nil,
 			map[string]float64{"root.a": 50, "root.b": 30, "root.c": 20}, ""},
-		{"routed to another partition: the route stands (routeFitStep judges it)", with(10),
+		{"routed to another partition: the route stands (the plan's gain)", with(10),
 			map[string]map[string]float64{"root.a": {"": 75}, "root.b": {"gpu": 30}, "root.c": {"": 25, "gpu": 70}},
 			map[string]string{"root.b": "gpu"},
 			map[string]float64{"root.a": 75, "root.b": 0, "root.c": 25}, "gpu"},
