@@ -63,6 +63,8 @@ type Client struct {
 	// jobs their MapReduce jobs.
 	placements placements
 	jobs       jobCache
+	// nodeList keeps the last node listing (nodecache.go).
+	nodeList nodeCache
 }
 
 // ServerTime is the cluster's clock as of the last response (its HTTP Date

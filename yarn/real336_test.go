@@ -30,6 +30,7 @@ const (
 func realRunningRM(t *testing.T, rp *replay) {
 	t.Helper()
 	rp.file(t, "/ws/v1/cluster/nodes", "running/rm_nodes")
+	rp.file(t, "/ws/v1/cluster/metrics", "running/rm_metrics")
 	rp.file(t, "/ws/v1/cluster/scheduler", "running/rm_scheduler")
 	rp.file(t, "/ws/v1/cluster/apps", "running/rm_apps_states_RUNNING")
 	rp.file(t, "/ws/v1/cluster/get-node-labels", "running/rm_get-node-labels")

@@ -104,6 +104,10 @@ type QueueCapacity struct {
 	Weight              float64  `json:"weight"` // -1 unless weight mode
 	Used                Resource `json:"used"`
 	Pending             Resource `json:"pending"`
+	// Reserved is counted in Used: the Capacity Scheduler books a
+	// reservation against the queue (LeafQueue.apply allocates the
+	// allocated-or-reserved resource), not against the node.
+	Reserved Resource `json:"reserved"`
 }
 
 // Queue is one Capacity Scheduler queue.
@@ -333,14 +337,25 @@ type LoadError struct {
 // Snapshot is one consistent view of the cluster. Decision code takes it by
 // value and never mutates it or reads the clock: Time is "now".
 type Snapshot struct {
-	Time        time.Time   `json:"time"`
-	RM          string      `json:"rm"` // which RM answered (HA)
-	ConfVersion int64       `json:"schedulerConfVersion"`
-	Nodes       []Node      `json:"nodes"`
+	Time        time.Time `json:"time"`
+	RM          string    `json:"rm"` // which RM answered (HA)
+	ConfVersion int64     `json:"schedulerConfVersion"`
+	Nodes       []Node    `json:"nodes"`
+	// NodesReadAt is when Nodes were read from the RM: Time when read for
+	// this snapshot, earlier when the last listing was reused because the
+	// cluster metrics said nothing changed (issue 19). Each node's Used
+	// and NumContainers are as of then; Partitions' Used is current
+	// either way.
+	NodesReadAt time.Time   `json:"nodesReadAt"`
 	Partitions  []Partition `json:"partitions"`
 	Queues      []Queue     `json:"queues"`
 	Apps        []App       `json:"apps"`
 	Errors      []LoadError `json:"errors,omitempty"`
+}
+
+// NodesReused reports whether Nodes come from an earlier read than Time.
+func (s *Snapshot) NodesReused() bool {
+	return !s.NodesReadAt.IsZero() && s.NodesReadAt.Before(s.Time)
 }
 
 // Queue returns the queue with the given full path or short name.
