@@ -18,8 +18,8 @@ import (
 // partition's use from the leaf queues (the scheduler answer, read every
 // snapshot) instead.
 
-// defaultNodeListingMaxAge is ObserveOptions.NodeListingMaxAge's default.
-const defaultNodeListingMaxAge = 5 * time.Minute
+// DefaultNodeListingMaxAge is ObserveOptions.NodeListingMaxAge's default.
+const DefaultNodeListingMaxAge = 5 * time.Minute
 
 // nodeListingKey is what the cluster metrics say about the node listing:
 // a node registering, leaving, turning unhealthy or being decommissioned
@@ -128,7 +128,7 @@ type nodeRead struct {
 // clock (its Date header on the metrics answer).
 func (c *Client) observeNodes(ctx context.Context, now time.Time, maxAge time.Duration) (nodeRead, error) {
 	if maxAge == 0 {
-		maxAge = defaultNodeListingMaxAge
+		maxAge = DefaultNodeListingMaxAge
 	}
 	stamp := func() time.Time {
 		if !now.IsZero() {
