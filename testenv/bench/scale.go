@@ -187,8 +187,8 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	}
 	ctx := context.Background()
 	classifier := hostRules(sc)
-	api := sidecar.YARN{Client: client, Jobs: true, NodeType: classifier.TypeOf}
-	observeOnly := sidecar.YARN{Client: client, NodeType: classifier.TypeOf}
+	api := sidecar.YARN{Client: client, Jobs: true, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
+	observeOnly := sidecar.YARN{Client: client, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
 
 	// One snapshot vs the exporter's scrape, back to back.
 	var seen exporterCounts
