@@ -65,6 +65,9 @@ type Client struct {
 	jobs       jobCache
 	// nodeList keeps the last node listing (nodecache.go).
 	nodeList nodeCache
+	// oldDeSelects: the RM refused deSelects literals after
+	// resourceRequests (before YARN-6871); /apps asks with that one only.
+	oldDeSelects atomic.Bool
 }
 
 // ServerTime is the cluster's clock as of the last response (its HTTP Date
