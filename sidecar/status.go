@@ -167,6 +167,7 @@ type Status struct {
 	// before Time when it was reused (observe's node_listing_max_age), so
 	// per-node use is that old; partitions' use is current either way.
 	NodesReadAt time.Time `json:"nodesReadAt,omitempty"`
+	NodesReused bool      `json:"nodesReused,omitempty"`
 }
 
 // Overview is what the report's header, queue table and "what it bought"

@@ -105,15 +105,15 @@ func TestReal336NodeListingReuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.NodesReused() || !first.NodesReadAt.Equal(t0) || rp.count("GET /ws/v1/cluster/nodes") != 1 {
-		t.Fatalf("first: reused %v read at %v, %d node reads", first.NodesReused(), first.NodesReadAt, rp.count("GET /ws/v1/cluster/nodes"))
+	if first.NodesReused || !first.NodesReadAt.Equal(t0) || rp.count("GET /ws/v1/cluster/nodes") != 1 {
+		t.Fatalf("first: reused %v read at %v, %d node reads", first.NodesReused, first.NodesReadAt, rp.count("GET /ws/v1/cluster/nodes"))
 	}
 	second, err := c.Observe(ctx, ObserveOptions{Now: t0.Add(30 * time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !second.NodesReused() || !second.NodesReadAt.Equal(t0) || rp.count("GET /ws/v1/cluster/nodes") != 1 {
-		t.Errorf("second: reused %v read at %v, %d node reads", second.NodesReused(), second.NodesReadAt, rp.count("GET /ws/v1/cluster/nodes"))
+	if !second.NodesReused || !second.NodesReadAt.Equal(t0) || rp.count("GET /ws/v1/cluster/nodes") != 1 {
+		t.Errorf("second: reused %v read at %v, %d node reads", second.NodesReused, second.NodesReadAt, rp.count("GET /ws/v1/cluster/nodes"))
 	}
 	if !reflect.DeepEqual(first.Partitions, second.Partitions) || !reflect.DeepEqual(first.Nodes, second.Nodes) {
 		t.Errorf("partitions fresh %+v, reused %+v", first.Partitions, second.Partitions)
@@ -128,8 +128,8 @@ func TestReal336NodeListingReuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if third.NodesReused() || rp.count("GET /ws/v1/cluster/nodes") != 2 {
-		t.Errorf("after a label write: reused %v, %d node reads, want 2", third.NodesReused(), rp.count("GET /ws/v1/cluster/nodes"))
+	if third.NodesReused || rp.count("GET /ws/v1/cluster/nodes") != 2 {
+		t.Errorf("after a label write: reused %v, %d node reads, want 2", third.NodesReused, rp.count("GET /ws/v1/cluster/nodes"))
 	}
 	if _, err := c.Observe(ctx, ObserveOptions{Now: t0.Add(90 * time.Second), NodeListingMaxAge: -1}); err != nil {
 		t.Fatal(err)

@@ -57,8 +57,8 @@ func TestObserveReusesNodeListing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.NodesReused() || !first.NodesReadAt.Equal(first.Time) {
-		t.Fatalf("first snapshot: reused %v, nodes read at %v", first.NodesReused(), first.NodesReadAt)
+	if first.NodesReused || !first.NodesReadAt.Equal(first.Time) {
+		t.Fatalf("first snapshot: reused %v, nodes read at %v", first.NodesReused, first.NodesReadAt)
 	}
 	moved := false
 	for i := 0; i < 4; i++ {
@@ -68,8 +68,8 @@ func TestObserveReusesNodeListing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !snap.NodesReused() || !snap.NodesReadAt.Equal(first.Time) || nodeReads.Load() != reads {
-			t.Fatalf("step %d: reused %v, read at %v, %d node reads", i, snap.NodesReused(), snap.NodesReadAt, nodeReads.Load()-reads)
+		if !snap.NodesReused || !snap.NodesReadAt.Equal(first.Time) || nodeReads.Load() != reads {
+			t.Fatalf("step %d: reused %v, read at %v, %d node reads", i, snap.NodesReused, snap.NodesReadAt, nodeReads.Load()-reads)
 		}
 		want := truth()
 		if len(want.Partitions) != len(snap.Partitions) {
@@ -99,8 +99,8 @@ func TestObserveReusesNodeListing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if snap.NodesReused() || nodeReads.Load() != reads+1 || snap.NodeByID()[id].State != cluster.NodeUnhealthy {
-		t.Errorf("after a node turned unhealthy: reused %v, %d node reads, state %s", snap.NodesReused(), nodeReads.Load()-reads, snap.NodeByID()[id].State)
+	if snap.NodesReused || nodeReads.Load() != reads+1 || snap.NodeByID()[id].State != cluster.NodeUnhealthy {
+		t.Errorf("after a node turned unhealthy: reused %v, %d node reads, state %s", snap.NodesReused, nodeReads.Load()-reads, snap.NodeByID()[id].State)
 	}
 
 	// The sidecar relabels a node: the next snapshot re-reads and sees it.
@@ -119,7 +119,7 @@ func TestObserveReusesNodeListing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if snap.NodesReused() || nodeReads.Load() != reads+1 || snap.NodeByID()[cpu].Partition != "gpu" {
-		t.Errorf("after a label write: reused %v, %d node reads, %s in %q", snap.NodesReused(), nodeReads.Load()-reads, cpu, snap.NodeByID()[cpu].Partition)
+	if snap.NodesReused || nodeReads.Load() != reads+1 || snap.NodeByID()[cpu].Partition != "gpu" {
+		t.Errorf("after a label write: reused %v, %d node reads, %s in %q", snap.NodesReused, nodeReads.Load()-reads, cpu, snap.NodeByID()[cpu].Partition)
 	}
 }

@@ -113,7 +113,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 	}
 	snap.NodesReadAt = snap.Time
 	if nodes.reused {
-		snap.NodesReadAt = nodes.readAt
+		snap.NodesReadAt, snap.NodesReused = nodes.readAt, true
 	}
 	c.cfg.Logger.Debug("node listing", "decision", nodes.why, "nodes", len(snap.Nodes), "read_at", snap.NodesReadAt)
 	if labelErr != nil {

@@ -36,6 +36,7 @@ type Header struct {
 	// NodesReadAt is when the node listing the cycle used was read
 	// (earlier than Time when reused); absent when not known.
 	NodesReadAt *time.Time `json:"nodesReadAt,omitempty"`
+	NodesReused bool       `json:"nodesReused,omitempty"`
 	LostWork    *float64   `json:"lostWorkSeconds,omitempty"`
 	Warnings    []string   `json:"warnings"`
 }
@@ -47,7 +48,7 @@ func HeaderOf(st sidecar.Status) Header {
 		LastRunning: st.LastRunning, LostWork: st.LostWorkSeconds, Warnings: []string{}}
 	if !st.NodesReadAt.IsZero() {
 		t := st.NodesReadAt
-		h.NodesReadAt = &t
+		h.NodesReadAt, h.NodesReused = &t, st.NodesReused
 	}
 	for _, j := range st.Jobs {
 		for _, n := range j.Containers {
@@ -183,7 +184,7 @@ func WriteStatus(w io.Writer, st sidecar.Status) error {
 	fmt.Fprintf(w, "cycle %d at %s · mode %s · preemption %s · RM %s (Hadoop %s) · validation %s\n", h.Cycle, h.Time.UTC().Format("2006-01-02 15:04:05Z"),
 		orUnknown(string(h.Mode)), onOff(h.PreemptionEnabled), orUnknown(h.RM), orUnknown(h.RMVersion), orUnknown(h.ValidationPath))
 	if r := h.NodesReadAt; r != nil {
-		if r.Before(h.Time) {
+		if h.NodesReused {
 			fmt.Fprintf(w, "nodes: listing read at %s (%s before the cycle, reused: cluster metrics unchanged)\n", r.UTC().Format("15:04:05Z"), h.Time.Sub(*r).Round(time.Second))
 		} else {
 			fmt.Fprintln(w, "nodes: listing read this cycle")

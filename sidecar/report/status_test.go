@@ -25,7 +25,7 @@ func TestStatusNodesReadAt(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := st
-			s.NodesReadAt = tc.readAt
+			s.NodesReadAt, s.NodesReused = tc.readAt, tc.readAt.Before(st.Time) && !tc.readAt.IsZero()
 			var buf bytes.Buffer
 			if err := WriteStatus(&buf, s); err != nil {
 				t.Fatal(err)

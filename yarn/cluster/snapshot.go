@@ -346,16 +346,14 @@ type Snapshot struct {
 	// cluster metrics said nothing changed (issue 19). Each node's Used
 	// and NumContainers are as of then; Partitions' Used is current
 	// either way.
-	NodesReadAt time.Time   `json:"nodesReadAt"`
+	NodesReadAt time.Time `json:"nodesReadAt"`
+	// NodesReused is true when Nodes are the listing of an earlier
+	// snapshot (read at NodesReadAt), not read for this one.
+	NodesReused bool        `json:"nodesReused,omitempty"`
 	Partitions  []Partition `json:"partitions"`
 	Queues      []Queue     `json:"queues"`
 	Apps        []App       `json:"apps"`
 	Errors      []LoadError `json:"errors,omitempty"`
-}
-
-// NodesReused reports whether Nodes come from an earlier read than Time.
-func (s *Snapshot) NodesReused() bool {
-	return !s.NodesReadAt.IsZero() && s.NodesReadAt.Before(s.Time)
 }
 
 // Queue returns the queue with the given full path or short name.
