@@ -2,6 +2,8 @@ package yarn
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"reflect"
 	"testing"
 	"time"
@@ -139,5 +141,52 @@ func TestReal336NodeListingReuse(t *testing.T) {
 	}
 	if n := rp.count("GET /ws/v1/cluster/metrics"); n != 4 {
 		t.Errorf("%d metrics reads, want 4 (one per observe with reuse on, one by the test)", n)
+	}
+}
+
+// An RM whose scheduler answer has no use per partition (before 3.x)
+// leaves partitions' use to the node listing: it is read every snapshot.
+func TestNodeListingReadWithoutQueueUsage(t *testing.T) {
+	rp := newReplay(t)
+	realRunningRM(t, rp)
+	rec := loadRecorded(t, "running/rm_scheduler")
+	var body map[string]any
+	if err := json.Unmarshal(rec.body, &body); err != nil {
+		t.Fatal(err)
+	}
+	var strip func(q map[string]any)
+	strip = func(q map[string]any) {
+		delete(q, "resources")
+		if qs, ok := q["queues"].(map[string]any); ok {
+			for _, c := range qs["queue"].([]any) {
+				strip(c.(map[string]any))
+			}
+		}
+	}
+	strip(body["scheduler"].(map[string]any)["schedulerInfo"].(map[string]any))
+	old, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp.handle("/ws/v1/cluster/scheduler", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(old)
+	})
+	c, err := New(Config{RMAddresses: []string{rp.URL}, Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 11, 23, 5, 55, 13, 0, time.UTC)
+	for i := 0; i < 2; i++ {
+		snap, err := c.Observe(context.Background(), ObserveOptions{Now: t0.Add(time.Duration(i) * 30 * time.Second)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if snap.NodesReused || rp.count("GET /ws/v1/cluster/nodes") != i+1 {
+			t.Errorf("snapshot %d: reused %v, %d node reads", i, snap.NodesReused, rp.count("GET /ws/v1/cluster/nodes"))
+		}
+		if p, _ := snap.Partition("gpu"); p.Used.MemoryMB != 3840 {
+			t.Errorf("snapshot %d: gpu used %+v, want the listing's 3840 MB", i, p.Used)
+		}
 	}
 }
