@@ -63,6 +63,8 @@ type Client struct {
 	// jobs their MapReduce jobs.
 	placements placements
 	jobs       jobCache
+	// confs keeps each running job's conf (read once per job).
+	confs confCache
 }
 
 // ServerTime is the cluster's clock as of the last response (its HTTP Date
