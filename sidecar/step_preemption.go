@@ -324,6 +324,10 @@ type PreemptionGuard struct {
 	Models func() map[string]deadline.PhaseModel
 	// Slot is the planning slot (for the gain of preemption on purpose).
 	Slot cluster.Resource
+
+	// shielded are the leaves whose disable_preemption this sidecar set
+	// (preemptionShieldStep).
+	shielded map[string]bool
 }
 
 // Guard is the step: it reads the live capacities, predicts the decision's
