@@ -298,3 +298,33 @@ func TestPreemptionDetectMaxWait(t *testing.T) {
 		t.Errorf("unparsable: %s", st.MaxWaitBeforeKill)
 	}
 }
+
+// PredictPreemption counts max_wait_before_kill: cutting a to 20% on the
+// cut world selects 3 more of a's maps; with a 100 s map they have 60, 50
+// and 40 s left and are killed (150 s lost). With 55 s maps at the same
+// progress they have 33, 27.5 and 22 s left: within a 30 s wait only the
+// first is killed (0.4 × 55 = 22 s lost).
+func TestPredictPreemptionMaxWait(t *testing.T) {
+	w := newCutWorld()
+	snap := w.snap()
+	tree := mustTree(t, w.conf)
+	cut := GuaranteesOf(tree, map[string]map[string]float64{"root.a": {"": 20}, "root.b": {"": 80}}, snap)
+	base := GuaranteesOf(tree, nil, snap)
+	st := PreemptionDetect(snap, "", map[string]string{maxWaitBeforeKillKey: "30000"})
+	for _, tc := range []struct {
+		mean        float64
+		kills       int
+		lost        float64
+		description string
+	}{
+		{100, 3, 40 + 50 + 60, "100 s maps: all three killed"},
+		{55, 1, 0.4 * 55, "55 s maps: two end within the 30 s wait"},
+	} {
+		g := &PreemptionGuard{Models: mapModel(tc.mean), ClassKey: "tag"}
+		k0, l0 := TotalLoss(PredictPreemption(snap, base, st, g.workDone(snap)))
+		k1, l1 := TotalLoss(PredictPreemption(snap, cut, st, g.workDone(snap)))
+		if k1-k0 != tc.kills || math.Abs((l1-l0)-tc.lost) > 1e-6 {
+			t.Errorf("%s: marginal %d kills, %.2f s lost; want %d, %.2f", tc.description, k1-k0, l1-l0, tc.kills, tc.lost)
+		}
+	}
+}
