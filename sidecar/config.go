@@ -43,7 +43,8 @@ type Config struct {
 	// their usage per partition (issue 19).
 	ListingBudget int `yaml:"listing_budget"`
 	// JobBudget bounds the requests to running MapReduce AMs of one
-	// observe (two per job; default 400, negative: no bound). Jobs with a
+	// observe (two per job, three at its first read: its conf, read once
+	// for its map size and input dir; default 400, negative: no bound). Jobs with a
 	// completion goal and jobs never read go first, then the stalest; the
 	// rest keep their last read or, never read, only the RM's progress
 	// (issue 19).

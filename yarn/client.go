@@ -68,6 +68,8 @@ type Client struct {
 	// oldDeSelects: the RM refused deSelects literals after
 	// resourceRequests (before YARN-6871); /apps asks with that one only.
 	oldDeSelects atomic.Bool
+	// confs keeps each running job's conf (read once per job).
+	confs confCache
 }
 
 // ServerTime is the cluster's clock as of the last response (its HTTP Date

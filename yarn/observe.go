@@ -40,7 +40,8 @@ type ObserveOptions struct {
 	// partition's type mix.
 	ListingBudget int
 	// JobBudget bounds the AM requests of one observe with Jobs (two per
-	// job; default 400; negative: no bound). Jobs are read in priority
+	// job, three the first time: its conf, read once per job; default
+	// 400; negative: no bound). Jobs are read in priority
 	// order — apps with a completion goal (JobFirst), then apps never
 	// read, then the stalest reads; the others keep their last read while
 	// younger than JobMaxAge or go without one, as App.JobView says.
@@ -154,7 +155,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 			opts.JobBudget = DefaultJobBudget
 		}
 		chosen := make(map[int]bool)
-		for _, i := range c.jobs.planJobReads(snap.Apps, snap.Time, opts.JobMaxAge, opts.JobBudget, opts.JobFirst) {
+		for _, i := range c.jobs.planJobReads(snap.Apps, snap.Time, opts.JobMaxAge, opts.JobBudget, opts.JobFirst, c.confCached) {
 			chosen[i] = true
 		}
 		readJob = func(i int) bool { return chosen[i] }
@@ -194,10 +195,17 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 			}
 			if job {
 				j, err := c.RunningJob(ctx, *a)
+				var confErr error
 				if err == nil {
+					// The map size is in the job's conf, read once per
+					// job; a job without it is still a job.
+					j.ContainerSize, confErr = c.JobMapSize(ctx, *a, j.ID)
 					c.jobs.put(a, snap.Time, j)
 				}
 				mu.Lock()
+				if confErr != nil {
+					snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " job conf", Endpoint: "/proxy/" + a.ID + "/ws/v1/mapreduce/jobs/" + j.ID + "/conf", Err: confErr.Error()})
+				}
 				if err != nil {
 					snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " job", Endpoint: "/proxy/" + a.ID + "/ws/v1/mapreduce", Err: err.Error()})
 					c.jobs.keepOrEstimate(a, snap.Time, opts.JobMaxAge)
@@ -210,6 +218,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 	}
 	wg.Wait()
 	c.jobs.keep(snap.Apps)
+	c.confs.keep(snap.Apps)
 	if typeOf != nil {
 		c.placements.keepListed(snap.Apps)
 	} else {

@@ -42,6 +42,7 @@ func realRunningRM(t *testing.T, rp *replay) {
 		rp.file(t, "/ws/v1/cluster/apps/"+app+"/appattempts/"+attempt+"/containers", "running/rm_app_"+app+"_containers")
 		rp.file(t, "/proxy/"+app+"/ws/v1/mapreduce/jobs", "running/am_"+app+"_jobs")
 		rp.file(t, "/proxy/"+app+"/ws/v1/mapreduce/jobs/"+job+"/tasks", "running/am_"+app+"_tasks")
+		rp.file(t, "/proxy/"+app+"/ws/v1/mapreduce/jobs/"+job+"/conf", "running/am_"+app+"_conf")
 	}
 }
 
@@ -131,6 +132,10 @@ func TestReal336Observe(t *testing.T) {
 	for _, a := range []cluster.App{a3, a4} {
 		if a.Job == nil || a.Job.MapsTotal != 12 || a.Job.MapsCompleted != 0 || a.Job.ReducesTotal != 1 || len(a.Job.RunningMaps) != 6 {
 			t.Errorf("app %s job %+v", a.ID, a.Job)
+		}
+		// mapred-site's mapreduce.map.memory.mb=512, vcores mapred-default's 1.
+		if a.Job != nil && a.Job.ContainerSize != (cluster.Resource{MemoryMB: 512, VCores: 1}) {
+			t.Errorf("app %s map size %+v, want 512 MB 1 vcore from its conf", a.ID, a.Job.ContainerSize)
 		}
 	}
 	// 0004's running maps: five at 66.7 %, one just started (0.0).

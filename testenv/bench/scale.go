@@ -413,7 +413,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 			views[a.JobView]++
 		}
 	}
-	rows = append(rows, Row{Area: "scale", Name: fmt.Sprintf("%s: the cycle's requests to running jobs' AMs (budget %d, 2 per job read); jobs read fresh / kept / estimated from the RM's progress", name, yarn.DefaultJobBudget),
+	rows = append(rows, Row{Area: "scale", Name: fmt.Sprintf("%s: the cycle's requests to running jobs' AMs (budget %d, 2 per job read, 3 at its first: the conf); jobs read fresh / kept / estimated from the RM's progress", name, yarn.DefaultJobBudget),
 		Figure:   fmt.Sprintf("%d requests; %d / %d / %d", cyAM, views[cluster.JobFresh], views[cluster.JobReused], views[cluster.JobEstimated]),
 		Baseline: fmt.Sprintf("%d running MapReduce apps (%d requests to read every job)", mrApps, 2*mrApps),
 		Ratio:    fmt.Sprintf("%.2f×", float64(cyAM)/float64(max(1, 2*mrApps)))})
