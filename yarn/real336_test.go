@@ -144,6 +144,18 @@ func TestReal336Observe(t *testing.T) {
 	if rm[0] != 0 || rm[5] != 0.667 {
 		t.Errorf("0004 running maps %v", rm)
 	}
+	// Each running map's elapsedTime rides beside its progress: the one
+	// at 0.0 has run 27,592 ms (no progress reported yet), the others
+	// 27.5-27.7 s.
+	if e := a4.Job.RunningMapsElapsed; len(e) != len(a4.Job.RunningMaps) {
+		t.Errorf("0004 running maps' elapsed %v for progress %v", e, a4.Job.RunningMaps)
+	} else {
+		for i, p := range a4.Job.RunningMaps {
+			if (p == 0 && e[i] != 27.592) || e[i] < 27.5 || e[i] > 27.7 {
+				t.Errorf("0004 running map %d: progress %v elapsed %v s", i, p, e[i])
+			}
+		}
+	}
 	for _, app := range []string{realApp3, realApp4} {
 		if n := rp.count("GET /proxy/" + app + "/ws/v1/mapreduce/jobs"); n != 1 {
 			t.Errorf("AM of %s read %d times through the live RM's proxy, want 1", app, n)

@@ -281,6 +281,10 @@ type Job struct {
 	// RunningMaps is the progress (0..1) of each running map, from the
 	// AM's tasks (running jobs only).
 	RunningMaps []float64 `json:"runningMaps,omitempty"`
+	// RunningMapsElapsed are the seconds each running map has run (the
+	// AM's tasks' elapsedTime), in RunningMaps' order: with its progress,
+	// the task's own rate (STEAMEngine's linear extrapolation per task).
+	RunningMapsElapsed []float64 `json:"runningMapsElapsed,omitempty"`
 	// CompletedMaps are the seconds each finished map took, from the AM's
 	// tasks (running jobs only): the job's own speed, where its
 	// containers landed (online profiling, STEAMEngine).
