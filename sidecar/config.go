@@ -120,6 +120,16 @@ type PreemptionConfig struct {
 	// slots; preemption is the RM's way to do it).
 	OnPurpose  bool    `yaml:"on_purpose"`
 	GainMargin float64 `yaml:"gain_margin"`
+	// ShieldSteeredQueues lets the sidecar set disable_preemption=true on
+	// a queue it steers into a label partition while its tasks are short
+	// (step_shield.go); nil = true. Off: no shield is set and those it set
+	// earlier are lifted once lifting kills nothing.
+	ShieldSteeredQueues *bool `yaml:"shield_steered_queues"`
+}
+
+// Shield says whether preemption shields may be set (default true).
+func (p PreemptionConfig) Shield() bool {
+	return p.ShieldSteeredQueues == nil || *p.ShieldSteeredQueues
 }
 
 func (p *PreemptionConfig) defaults() {

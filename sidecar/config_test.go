@@ -79,6 +79,12 @@ func TestPreemptionConfig(t *testing.T) {
 	if err != nil || c.Preemption.MaxLostWorkPerCycle != 15*time.Second || c.Preemption.OnPurpose || c.Preemption.GainMargin != 2 {
 		t.Fatalf("defaults: %+v %v", c.Preemption, err)
 	}
+	if !c.Preemption.Shield() {
+		t.Fatalf("shield_steered_queues defaults to true")
+	}
+	if c, err := ParseConfig([]byte("preemption:\n  shield_steered_queues: false\n")); err != nil || c.Preemption.Shield() {
+		t.Fatalf("shield_steered_queues: false not read: %v", err)
+	}
 	_, err = ParseConfig([]byte("preemption:\n  enabled: maybe\n  gain_margin: 0.5\n"))
 	if err == nil || !strings.Contains(err.Error(), "preemption.enabled") || !strings.Contains(err.Error(), "preemption.gain_margin") {
 		t.Fatalf("want both bad fields named, got %v", err)

@@ -312,6 +312,10 @@ type PreemptionStatus struct {
 	Scale     float64 `json:"scale"`
 	OnPurpose bool    `json:"onPurpose,omitempty"`
 	Reason    string  `json:"reason,omitempty"`
+	// Shielded are the leaves whose disable_preemption=true this sidecar
+	// set and the live conf held at the cycle's start
+	// (preemptionShieldStep; re-learnt from the audit log at a restart).
+	Shielded []string `json:"shieldedQueues,omitempty"`
 }
 
 // PreemptionGuard bounds what a decision costs in preempted work.
@@ -326,7 +330,7 @@ type PreemptionGuard struct {
 	Slot cluster.Resource
 
 	// shielded are the leaves whose disable_preemption this sidecar set
-	// (preemptionShieldStep).
+	// (preemptionShieldStep; AdoptShields after a restart).
 	shielded map[string]bool
 }
 

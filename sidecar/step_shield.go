@@ -31,9 +31,12 @@ import (
 // once the queue is no longer steered there and holds no more than its
 // guarantee × (1 + max_ignored_over_capacity) there (the RM would not
 // preempt it anyway), so lifting it kills nothing. Only shields this
-// sidecar set are lifted (remembered in memory: after a restart an
-// earlier shield is left as if the admin had set it — the side on which
-// nothing is killed).
+// sidecar set are lifted: remembered in memory while it runs, and
+// re-learnt from the audit log at a restart (shield_recover.go), so a
+// shield never outlives the reason it was set. With
+// preemption.shield_steered_queues off (or preemption on purpose, which
+// wants the RM to preempt) no shield is set and those set earlier are
+// lifted under the same no-kill condition.
 type preemptionShieldStep struct{ Guard *PreemptionGuard }
 
 // shieldTaskWaits bounds the shielded queue's mean map time in units of
@@ -59,13 +62,16 @@ type shieldCase struct {
 	LiveDisabled         bool // disable_preemption=true in the live conf
 	Ours                 bool // this sidecar set it
 	Exposed              bool // holds more than guarantee × 1.1 in a label partition
+	// Off: shields are switched off (shield_steered_queues: false, or
+	// preemption on purpose): none is set, ours are lifted.
+	Off bool
 }
 
 // shieldWant decides one leaf: true sets the shield, false lifts it, nil
 // leaves the live value alone.
 func shieldWant(c shieldCase) *bool {
 	on, off := true, false
-	eligible := c.SteeredTo != "" && c.Owners && !c.Unmodelled && c.LongestTask <= c.MaxTask
+	eligible := !c.Off && c.SteeredTo != "" && c.Owners && !c.Unmodelled && c.LongestTask <= c.MaxTask
 	switch {
 	case eligible && !c.LiveDisabled:
 		return &on
@@ -77,12 +83,25 @@ func shieldWant(c shieldCase) *bool {
 
 func (st preemptionShieldStep) Run(s *decideState) error {
 	g := st.Guard
-	if g == nil || g.Config.OnPurpose || s.Preemption == nil || !s.Preemption.On || s.Tree == nil {
+	if g == nil || s.Preemption == nil {
 		return nil
 	}
 	if g.shielded == nil {
 		g.shielded = map[string]bool{}
 	}
+	// A mark whose "true" is not in the live conf never landed (dry-run,
+	// a failed or throttled apply) or was changed by someone else since:
+	// what YARN holds there is not ours.
+	for p := range g.shielded {
+		if !liveShielded(s.Live, p) {
+			delete(g.shielded, p)
+		}
+	}
+	s.Preemption.Shielded = sortedKeys(g.shielded)
+	if !s.Preemption.On || s.Tree == nil {
+		return nil // the RM does not preempt: a shield changes nothing
+	}
+	off := !g.Config.Shield() || g.Config.OnPurpose
 	models := map[string]float64{}
 	if g.Models != nil {
 		for c, m := range g.Models() {
@@ -101,7 +120,7 @@ func (st preemptionShieldStep) Run(s *decideState) error {
 		if q == nil || len(q.Children) > 0 {
 			continue
 		}
-		c := shieldCase{MaxTask: maxTask, Ours: g.shielded[path]}
+		c := shieldCase{MaxTask: maxTask, Ours: g.shielded[path], Off: off}
 		if t.DefaultLabelExpression != nil {
 			c.SteeredTo = strings.TrimSpace(*t.DefaultLabelExpression)
 		}
@@ -123,7 +142,7 @@ func (st preemptionShieldStep) Run(s *decideState) error {
 			}
 			c.LongestTask = max(c.LongestTask, m)
 		}
-		c.LiveDisabled, _ = strconv.ParseBool(strings.TrimSpace(s.Live[schedconf.Key(path, disablePreemptionProp)]))
+		c.LiveDisabled = liveShielded(s.Live, path)
 		c.Exposed = exposedInLabels(s.Snap, s.Tree, path)
 		w := shieldWant(c)
 		if w == nil {
@@ -135,11 +154,21 @@ func (st preemptionShieldStep) Run(s *decideState) error {
 			t.Reason = joinReason(t.Reason, fmt.Sprintf("preemption shield: jobs steered into partition %s (maps ≤ %.0f s, within %d × max_wait_before_kill) get disable_preemption, so the partition's owners get capacity back as the tasks end, not by kills", c.SteeredTo, c.LongestTask, shieldTaskWaits))
 		} else {
 			delete(g.shielded, path)
-			t.Reason = joinReason(t.Reason, "preemption shield lifted: no longer steered into a label partition, and holds no more there than the RM leaves alone")
+			why := "no longer steered into a label partition"
+			if c.Off {
+				why = "preemption.shield_steered_queues is off (or preemption on purpose)"
+			}
+			t.Reason = joinReason(t.Reason, "preemption shield lifted: "+why+", and holds no more there than the RM leaves alone")
 		}
 		s.Targets[path] = t
 	}
 	return nil
+}
+
+// liveShielded: the live conf has disable_preemption=true on the leaf.
+func liveShielded(live schedconf.Conf, path string) bool {
+	b, _ := strconv.ParseBool(strings.TrimSpace(live[schedconf.Key(path, disablePreemptionProp)]))
+	return b
 }
 
 // exposedInLabels reports whether a leaf holds more than its guarantee ×

@@ -27,6 +27,10 @@ func TestShieldWant(t *testing.T) {
 		{"no longer steered but still above guarantee × 1.1 there: kept (lifting would kill)", shieldCase{MaxTask: 60, LiveDisabled: true, Ours: true, Exposed: true}, nil},
 		{"maps grew too long while shielded, not exposed: lifted", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 90, MaxTask: 60, LiveDisabled: true, Ours: true}, &off},
 		{"the admin's disable_preemption is never lifted", shieldCase{MaxTask: 60, LiveDisabled: true}, nil},
+		{"switched off: no shield though eligible", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60, Off: true}, nil},
+		{"switched off, ours, still steered, not exposed: lifted", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60, LiveDisabled: true, Ours: true, Off: true}, &off},
+		{"switched off, ours, exposed: kept (lifting would kill)", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60, LiveDisabled: true, Ours: true, Exposed: true, Off: true}, nil},
+		{"switched off, the admin's: never lifted", shieldCase{LiveDisabled: true, Off: true}, nil},
 	} {
 		got := shieldWant(tc.c)
 		if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {

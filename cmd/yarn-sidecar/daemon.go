@@ -99,6 +99,10 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		deps.Close()
 		return nil, err
 	}
+	if err := recoverShields(cfg.AuditLog, deps.ConfAPI, deps.Preemption, cfg.Timeout, log); err != nil {
+		deps.Close()
+		return nil, err
+	}
 	audit, err := sidecar.OpenAuditLog(cfg.AuditLog)
 	if err != nil {
 		deps.Close()

@@ -39,13 +39,19 @@ type Header struct {
 	NodesReused bool       `json:"nodesReused,omitempty"`
 	LostWork    *float64   `json:"lostWorkSeconds,omitempty"`
 	Warnings    []string   `json:"warnings"`
+	// ShieldedQueues are the queues whose disable_preemption=true the
+	// sidecar set (its preemption shield) and YARN holds; [] when none.
+	ShieldedQueues []string `json:"shieldedQueues"`
 }
 
 // HeaderOf derives the header from a status.
 func HeaderOf(st sidecar.Status) Header {
 	h := Header{Time: st.Time, Cycle: st.Cycle, Mode: st.Mode, PreemptionEnabled: st.PreemptionEnabled, RM: st.RM,
 		RMVersion: st.RMVersion, ValidationPath: st.ValidationPath, Coverage: st.Coverage(), RunningJobs: len(st.Jobs),
-		LastRunning: st.LastRunning, LostWork: st.LostWorkSeconds, Warnings: []string{}}
+		LastRunning: st.LastRunning, LostWork: st.LostWorkSeconds, Warnings: []string{}, ShieldedQueues: []string{}}
+	if p := st.Preemption; p != nil {
+		h.ShieldedQueues = append(h.ShieldedQueues, p.Shielded...)
+	}
 	if !st.NodesReadAt.IsZero() {
 		t := st.NodesReadAt
 		h.NodesReadAt, h.NodesReused = &t, st.NodesReused
@@ -189,6 +195,9 @@ func WriteStatus(w io.Writer, st sidecar.Status) error {
 		} else {
 			fmt.Fprintln(w, "nodes: listing read this cycle")
 		}
+	}
+	if len(h.ShieldedQueues) > 0 {
+		fmt.Fprintf(w, "preemption shield: the sidecar set disable_preemption=true on %s (lifted when it kills nothing; see the audit log)\n", strings.Join(h.ShieldedQueues, ", "))
 	}
 	c := h.Coverage
 	fmt.Fprintf(w, "calibration: %d of %d rates known (%d classes × %d node types)\n", c.Known, c.Cells, c.Classes, c.NodeTypes)
