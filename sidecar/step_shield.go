@@ -91,9 +91,10 @@ func (st preemptionShieldStep) Run(s *decideState) error {
 	}
 	// A mark whose "true" is not in the live conf never landed (dry-run,
 	// a failed or throttled apply) or was changed by someone else since:
-	// what YARN holds there is not ours.
+	// what YARN holds there is not ours. No live conf read: nothing is
+	// known, nothing is forgotten.
 	for p := range g.shielded {
-		if !liveShielded(s.Live, p) {
+		if len(s.Live) > 0 && !liveShielded(s.Live, p) {
 			delete(g.shielded, p)
 		}
 	}
