@@ -20,8 +20,9 @@ import (
 //   - drift: how long after a class's speed changes the learned rate is
 //     within 10% of the new truth;
 //   - polo-a: Polo's Scenario A goals met, stock (equal shares) vs sidecar;
-//   - hetero-100-tight: goals met over feasible goals, stock vs sidecar, and
-//     the jobs without goals.
+//   - hetero-100-tight: goals met over feasible goals, stock vs sidecar,
+//     the jobs without goals, and the container-hours of the jobs with
+//     goals over their least work (sim.Scenario.MinWork).
 func init() {
 	register(Bench{Area: "workloads", Order: 55, Run: runWorkloads})
 }
