@@ -39,8 +39,12 @@ type JobReport struct {
 	PMeet    *float64   `json:"pMeet,omitempty"`
 	Held     int        `json:"containersHeld"`
 	Needed   int        `json:"containersNeeded,omitempty"` // at the confidence
-	Verdict  string     `json:"verdict"`
-	Method   string     `json:"method"` // monte-carlo or extrapolation
+	// Remaining are the job's tasks not finished (running or not yet
+	// started): the containers that would run all of them at once, its
+	// last wave (jobs with a model and a job view only).
+	Remaining int    `json:"tasksRemaining,omitempty"`
+	Verdict   string `json:"verdict"`
+	Method    string `json:"method"` // monte-carlo or extrapolation
 	// JobView says how current the job behind the outlook is (issue 19:
 	// the AM reads of a cycle are budgeted): fresh, reused (read JobAge
 	// ago) or estimated (not read: extrapolated from the RM's progress).
@@ -160,6 +164,7 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 				workers = 1
 			}
 			w.ReduceHeld = a.Job.ReducesRunning
+			jr.Remaining = w.Maps + len(a.Job.RunningMaps) + w.Reduces
 			if o.OwnMaps {
 				model = WithOwnMaps(model, a.Job.CompletedMaps)
 			}
