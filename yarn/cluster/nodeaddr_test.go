@@ -1,6 +1,8 @@
 package cluster_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,6 +37,62 @@ func TestNodeForHTTPAddress(t *testing.T) {
 		n, ok := cluster.NodeForHTTPAddress(sharedHost, tc.addr)
 		if ok != tc.wantOK || ok && n.ID != tc.want {
 			t.Errorf("%q: %s %v, want %s %v", tc.addr, n.ID, ok, tc.want, tc.wantOK)
+		}
+	}
+}
+
+// scanForHTTPAddress is NodeForHTTPAddress as a scan of every node per
+// address (what learn did per attempt before the index): the reference.
+func scanForHTTPAddress(nodes []cluster.Node, addr string) (cluster.Node, bool) {
+	want := cluster.HTTPHostPort(addr)
+	if want == "" {
+		return cluster.Node{}, false
+	}
+	for _, n := range nodes {
+		if n.HTTPAddress != "" && cluster.HTTPHostPort(n.HTTPAddress) == want {
+			return n, true
+		}
+	}
+	host, _, _ := strings.Cut(want, ":")
+	var found cluster.Node
+	count := 0
+	for _, n := range nodes {
+		h := strings.ToLower(n.Host)
+		if h == "" {
+			h, _, _ = strings.Cut(strings.ToLower(n.ID), ":")
+		}
+		if h == host {
+			found, count = n, count+1
+		}
+	}
+	return found, count == 1
+}
+
+// The index answers as the scan does: the first node with the address,
+// else the host's one node; duplicated addresses, shared hosts, nodes
+// without a web address or a host, and upper-case names included.
+func TestNodeAddressesAnswerAsTheScan(t *testing.T) {
+	nodes := append([]cluster.Node(nil), sharedHost...)
+	nodes = append(nodes,
+		cluster.Node{ID: "dup-a:1", Host: "dup", HTTPAddress: "Dup:8042"},
+		cluster.Node{ID: "dup-b:2", Host: "dup", HTTPAddress: "dup:8042"}, // same address: the first wins
+		cluster.Node{ID: "NoHost:45454", HTTPAddress: ""},                  // host from the id
+		cluster.Node{ID: "blank:1", Host: "", HTTPAddress: "http://blank:8042/"},
+	)
+	for i := range 40 {
+		nodes = append(nodes, cluster.Node{ID: fmt.Sprintf("n%02d:4545", i), Host: fmt.Sprintf("N%02d", i), HTTPAddress: fmt.Sprintf("n%02d:8042", i)})
+	}
+	x := cluster.IndexNodeAddresses(nodes)
+	addrs := []string{"", ":8042", "dup:8042", "DUP:8042", "dup:9", "nohost:8042", "nohost:1", "blank:8042", "blank:9", "localhost:8042",
+		"localhost:1", "http://cpunode:1/x", "nosuch:1"}
+	for i := range 45 {
+		addrs = append(addrs, fmt.Sprintf("n%02d:8042", i), fmt.Sprintf("http://N%02d:1", i))
+	}
+	for _, a := range addrs {
+		want, wantOK := scanForHTTPAddress(nodes, a)
+		got, ok := x.Node(a)
+		if ok != wantOK || ok && got.ID != want.ID {
+			t.Errorf("%q: index %q %v, scan %q %v", a, got.ID, ok, want.ID, wantOK)
 		}
 	}
 }
