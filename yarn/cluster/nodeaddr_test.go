@@ -76,7 +76,7 @@ func TestNodeAddressesAnswerAsTheScan(t *testing.T) {
 	nodes = append(nodes,
 		cluster.Node{ID: "dup-a:1", Host: "dup", HTTPAddress: "Dup:8042"},
 		cluster.Node{ID: "dup-b:2", Host: "dup", HTTPAddress: "dup:8042"}, // same address: the first wins
-		cluster.Node{ID: "NoHost:45454", HTTPAddress: ""},                  // host from the id
+		cluster.Node{ID: "NoHost:45454", HTTPAddress: ""},                 // host from the id
 		cluster.Node{ID: "blank:1", Host: "", HTTPAddress: "http://blank:8042/"},
 	)
 	for i := range 40 {
@@ -158,5 +158,26 @@ func TestResolveAppQueues(t *testing.T) {
 	}
 	if e := snap.Errors[0].Err; e != `queue "etl" is the short name of several leaves [root.dev.etl root.prod.etl]; left unresolved` {
 		t.Errorf("ambiguous: %s", e)
+	}
+}
+
+// QueueIndex answers as Queue's scan: the first queue whose path or name
+// matches, a name shared by two leaves included.
+func TestQueueIndexAnswersAsQueue(t *testing.T) {
+	snap := cluster.Snapshot{Queues: []cluster.Queue{
+		{Path: "root", Name: "root"},
+		{Path: "root.dev", Name: "dev"},
+		{Path: "root.dev.etl", Name: "etl", Leaf: true},
+		{Path: "root.prod", Name: "prod"},
+		{Path: "root.prod.etl", Name: "etl", Leaf: true},
+		{Path: "etl", Name: "odd"}, // a path equal to an earlier name: the earlier wins
+	}}
+	queueOf := snap.QueueIndex()
+	for _, name := range []string{"root", "dev", "root.dev", "etl", "root.prod.etl", "odd", "prod", "nosuch", ""} {
+		want, wantOK := snap.Queue(name)
+		got, ok := queueOf(name)
+		if ok != wantOK || got.Path != want.Path {
+			t.Errorf("%q: index %q %v, scan %q %v", name, got.Path, ok, want.Path, wantOK)
+		}
 	}
 }
