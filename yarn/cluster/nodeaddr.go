@@ -28,7 +28,29 @@ func hostOf(hostPort string) string {
 // NodeManagers per host, told apart by port alone. It scans nodes: for
 // many addresses, index them once (IndexNodeAddresses).
 func NodeForHTTPAddress(nodes []Node, addr string) (Node, bool) {
-	return IndexNodeAddresses(nodes).Node(addr)
+	want := HTTPHostPort(addr)
+	if want == "" {
+		return Node{}, false
+	}
+	for _, n := range nodes {
+		if n.HTTPAddress != "" && HTTPHostPort(n.HTTPAddress) == want {
+			return n, true
+		}
+	}
+	host := hostOf(want)
+	var found Node
+	count := 0
+	for _, n := range nodes {
+		h := strings.ToLower(n.Host)
+		if h == "" {
+			h = hostOf(strings.ToLower(n.ID))
+		}
+		if h == host {
+			found = n
+			count++
+		}
+	}
+	return found, count == 1
 }
 
 // NodeAddresses indexes nodes by NodeManager web address and by host, so

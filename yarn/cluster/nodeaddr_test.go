@@ -2,7 +2,6 @@ package cluster_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -41,33 +40,6 @@ func TestNodeForHTTPAddress(t *testing.T) {
 	}
 }
 
-// scanForHTTPAddress is NodeForHTTPAddress as a scan of every node per
-// address (what learn did per attempt before the index): the reference.
-func scanForHTTPAddress(nodes []cluster.Node, addr string) (cluster.Node, bool) {
-	want := cluster.HTTPHostPort(addr)
-	if want == "" {
-		return cluster.Node{}, false
-	}
-	for _, n := range nodes {
-		if n.HTTPAddress != "" && cluster.HTTPHostPort(n.HTTPAddress) == want {
-			return n, true
-		}
-	}
-	host, _, _ := strings.Cut(want, ":")
-	var found cluster.Node
-	count := 0
-	for _, n := range nodes {
-		h := strings.ToLower(n.Host)
-		if h == "" {
-			h, _, _ = strings.Cut(strings.ToLower(n.ID), ":")
-		}
-		if h == host {
-			found, count = n, count+1
-		}
-	}
-	return found, count == 1
-}
-
 // The index answers as the scan does: the first node with the address,
 // else the host's one node; duplicated addresses, shared hosts, nodes
 // without a web address or a host, and upper-case names included.
@@ -89,7 +61,7 @@ func TestNodeAddressesAnswerAsTheScan(t *testing.T) {
 		addrs = append(addrs, fmt.Sprintf("n%02d:8042", i), fmt.Sprintf("http://N%02d:1", i))
 	}
 	for _, a := range addrs {
-		want, wantOK := scanForHTTPAddress(nodes, a)
+		want, wantOK := cluster.NodeForHTTPAddress(nodes, a)
 		got, ok := x.Node(a)
 		if ok != wantOK || ok && got.ID != want.ID {
 			t.Errorf("%q: index %q %v, scan %q %v", a, got.ID, ok, want.ID, wantOK)
