@@ -91,7 +91,34 @@ func draw(r *rand.Rand, l LogNormal) float64 {
 // completion time is the last reduce's end. speeds, when given, scale each
 // worker's task durations by 1/speed (CR of the node type the container is
 // on — an extension of the thesis's homogeneous model).
+//
+// Workers the job's tasks can never reach are not simulated
+// (busyWorkers), so a run costs O(tasks), not O(workers): a bisection up
+// to a queue's maximum containers (MinContainers) was per job × per slot
+// of the cluster (issue 19: 0.5–0.8 s of decide at hetero-1000).
 func Simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed uint64) Distribution {
+	return simulate(m, w, busyWorkers(m, w, workers, speeds), speeds, n, seed)
+}
+
+// busyWorkers is how many of workers can change Simulate's outcome. With
+// no arrival delay (a worker is free at 0 and draws nothing) and one speed
+// for all, each of the maps and reduces goes to a worker still free at 0
+// as long as one is left, so beyond the residual maps, the maps and the
+// reduces without a held container, extra workers stay idle at 0: they
+// neither take a task, move the map phase's end, nor consume a draw.
+func busyWorkers(m PhaseModel, w Work, workers int, speeds []float64) int {
+	if len(speeds) > 0 || m.Arrival != (LogNormal{}) {
+		return workers
+	}
+	need := len(w.MapResidual) + max(w.Maps, 0)
+	if m.HasReduce && w.Reduces > 0 {
+		need += max(w.Reduces-max(w.ReduceHeld, 0), 0)
+	}
+	return min(workers, max(need, 1))
+}
+
+// simulate is Simulate with every one of workers simulated.
+func simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed uint64) Distribution {
 	if workers < 1 {
 		workers = 1
 	}
@@ -206,13 +233,20 @@ func MinContainers(m PhaseModel, w Work, deadline, confidence float64, maxW, n i
 // step: the residuals' step CDF k/n instead of the conformal one
 // (ReportOptions.StepCDF).
 func minContainers(m PhaseModel, w Work, residuals []float64, step bool, deadline, confidence float64, maxW, n int, seed uint64) (int, bool) {
+	// Probes above busyWorkers simulate the same run: each is asked once.
+	asked := map[int]bool{}
 	meets := func(k int) bool {
-		d := Simulate(m, w, k, nil, n, seed)
+		k = busyWorkers(m, w, k, nil)
+		if ok, seen := asked[k]; seen {
+			return ok
+		}
+		d := simulate(m, w, k, nil, n, seed)
 		if residuals != nil {
 			d = Calibrated(d.Quantile(0.5), residuals)
 			d.Conformal = !step
 		}
-		return d.P(deadline) >= math.Min(confidence, d.Reach())
+		asked[k] = d.P(deadline) >= math.Min(confidence, d.Reach())
+		return asked[k]
 	}
 	if maxW < 1 || !meets(maxW) {
 		return maxW, false

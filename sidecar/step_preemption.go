@@ -196,6 +196,12 @@ func PredictPreemption(snap cluster.Snapshot, g Guarantees, st PreemptionState, 
 	}
 	var out []QueueLoss
 	leaves := snap.LeafQueues()
+	// Running apps by queue, in the snapshot's order: grouped once, not
+	// listed again per partition and leaf (partitions × leaves × apps).
+	byQueue := map[string][]cluster.App{}
+	for _, a := range snap.RunningApps() {
+		byQueue[a.Queue] = append(byQueue[a.Queue], a)
+	}
 	for _, p := range snap.Partitions {
 		demand, excess := 0.0, map[string]float64{}
 		sumExcess := 0.0
@@ -222,10 +228,7 @@ func PredictPreemption(snap cluster.Snapshot, g Guarantees, st PreemptionState, 
 			var work []TaskWork
 			amLeft := 0.0
 			size := 0.0
-			for _, a := range snap.RunningApps() {
-				if a.Queue != q.Path {
-					continue
-				}
+			for _, a := range byQueue[q.Path] {
 				ws := workDone(a)
 				work = append(work, ws...)
 				amLeft = math.Max(amLeft, appLeft(a, ws))
@@ -525,8 +528,9 @@ func (g *PreemptionGuard) gain(snap cluster.Snapshot, dec *Decision, sooner floa
 		models = g.Models()
 	}
 	gaining := map[string]bool{}
+	queueOf := snap.QueueIndex()
 	for path, t := range dec.Targets {
-		if q, ok := snap.Queue(path); ok {
+		if q, ok := queueOf(path); ok {
 			for p, want := range t.Capacity {
 				if want > q.ByPartition[p].Capacity+epsilonMB {
 					gaining[path] = true
@@ -575,8 +579,9 @@ func (g *PreemptionGuard) Rules(r SafetyRules, snap cluster.Snapshot, st Preempt
 		return r
 	}
 	floor := r.FloorPercent
+	queueOf := snap.QueueIndex()
 	r.FloorPercent = func(queue, partition string) float64 {
-		q, ok := snap.Queue(queue)
+		q, ok := queueOf(queue)
 		if ok && !strings.EqualFold(strings.TrimSpace(q.DefaultLabelExpression), partition) {
 			return 0
 		}

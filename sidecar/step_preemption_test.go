@@ -2,6 +2,8 @@ package sidecar
 
 import (
 	"math"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -249,6 +251,56 @@ func TestPreemptionStepInPipeline(t *testing.T) {
 	s.Preemption = nil
 	if err := (preemptionStep{}).Run(s); err != nil || s.Preemption != nil {
 		t.Fatalf("no guard: want no status, got %+v %v", s.Preemption, err)
+	}
+}
+
+// preemptionAtScale is q leaves in one partition, each running apps apps
+// of one map each: the even leaves hold twice their guarantee, the odd
+// ones half of it and ask for the rest, so every even leaf loses some.
+func preemptionAtScale(q, apps int) (cluster.Snapshot, Guarantees) {
+	snap := cluster.Snapshot{Partitions: []cluster.Partition{{Name: ""}}}
+	g := Guarantees{}
+	for i := range q {
+		path := "root.q" + strconv.Itoa(i)
+		used, pend := int64(4096), int64(0)
+		if i%2 == 1 {
+			used, pend = 1024, 1024
+		}
+		snap.Queues = append(snap.Queues, cluster.Queue{Path: path, Name: "q" + strconv.Itoa(i), Leaf: true,
+			ByPartition: map[string]cluster.QueueCapacity{"": {Used: cluster.Resource{MemoryMB: used}, Pending: cluster.Resource{MemoryMB: pend}}}})
+		g[path] = map[string]float64{"": 2048}
+		for j := range apps {
+			snap.Apps = append(snap.Apps, cluster.App{ID: path + "/" + strconv.Itoa(j), Queue: path, State: cluster.AppRunning, RunningContainers: 2,
+				Job: &cluster.Job{MapsTotal: 1, RunningMaps: []float64{0.5}, ContainerSize: cluster.Resource{MemoryMB: 1024, VCores: 1}}})
+		}
+	}
+	return snap, g
+}
+
+// The preemption prediction visits each running app once per partition,
+// not once per leaf (issue 19: partitions × leaves × apps): with 4× the
+// leaves and so 4× the apps it allocates about 4× as much, never the 16×
+// a listing of every app per leaf did. Allocated bytes, not time: the
+// machine is shared.
+func TestPredictPreemptionLinearInLeavesAndApps(t *testing.T) {
+	work := func(a cluster.App) []TaskWork { return []TaskWork{{Done: 50, Left: 50}} }
+	st := PreemptionState{On: true}
+	alloc := func(q int) (uint64, int) {
+		snap, g := preemptionAtScale(q, 4)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		ls := PredictPreemption(snap, g, st, work)
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc, len(ls)
+	}
+	small, nSmall := alloc(100)
+	large, nLarge := alloc(400)
+	if nSmall != 50 || nLarge != 200 {
+		t.Fatalf("setup: %d and %d leaves lose containers, want 50 and 200", nSmall, nLarge)
+	}
+	if ratio := float64(large) / float64(small); ratio > 8 {
+		t.Fatalf("4× the leaves and apps allocate %.1f× (%d → %d bytes), want about 4×", ratio, small, large)
 	}
 }
 

@@ -370,6 +370,34 @@ func (s *Snapshot) Queue(name string) (Queue, bool) {
 	return Queue{}, false
 }
 
+// QueueIndex answers Queue from an index built once: for lookups per
+// queue (a scan each is queues²; 200 queues at scale-10k). It reflects
+// the queues as they were when built.
+func (s *Snapshot) QueueIndex() func(name string) (Queue, bool) {
+	byPath := make(map[string]int, len(s.Queues))
+	byName := make(map[string]int, len(s.Queues))
+	for i, q := range s.Queues {
+		if _, ok := byPath[q.Path]; !ok {
+			byPath[q.Path] = i
+		}
+		if _, ok := byName[q.Name]; !ok {
+			byName[q.Name] = i
+		}
+	}
+	queues := s.Queues
+	return func(name string) (Queue, bool) {
+		// Queue's answer: the first queue whose path or name matches.
+		i, ok := byPath[name]
+		if j, okName := byName[name]; okName && (!ok || j < i) {
+			i, ok = j, true
+		}
+		if !ok {
+			return Queue{}, false
+		}
+		return queues[i], true
+	}
+}
+
 // LeafQueues returns the leaf queues sorted by path.
 func (s *Snapshot) LeafQueues() []Queue {
 	var out []Queue
