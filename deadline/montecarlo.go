@@ -32,15 +32,32 @@ type Work struct {
 	// ReduceHeld are containers already running reduces (launched at
 	// slow-start): no map runs on them, and they join the reduce phase.
 	ReduceHeld int
+	// MapRemain, in MapResidual's order, are the seconds a running map has
+	// left by its own rate (TaskRemaining), negative when unknown: the map
+	// then costs its residual of a drawn map time. A map that ran slow so
+	// far (a slow node) keeps its pace instead of the class's average.
+	MapRemain []float64
 }
 
 // Distribution is a sorted sample of completion times (seconds from now).
-type Distribution struct{ T []float64 }
+type Distribution struct {
+	T []float64
+	// Conformal makes it the smoothed conformal predictive distribution
+	// of n calibration scores (Vovk et al. 2005, §2.3; Lei et al. 2018):
+	// the next one falls below the k-th smallest with probability
+	// k/(n+1), linearly in between, and beyond the largest with 1/(n+1).
+	// A step CDF k/n over a few dozen scores would claim certainty past
+	// the largest and sit half a step low between them.
+	Conformal bool
+}
 
 // Quantile returns the q-quantile (0..1).
 func (d Distribution) Quantile(q float64) float64 {
 	if len(d.T) == 0 {
 		return math.NaN()
+	}
+	if d.Conformal {
+		return d.conformalQuantile(q)
 	}
 	i := int(math.Ceil(q*float64(len(d.T)))) - 1
 	if i < 0 {
@@ -53,6 +70,9 @@ func (d Distribution) Quantile(q float64) float64 {
 func (d Distribution) P(t float64) float64 {
 	if len(d.T) == 0 {
 		return 0
+	}
+	if d.Conformal {
+		return d.conformalP(t)
 	}
 	return float64(sort.SearchFloat64s(d.T, math.Nextafter(t, math.Inf(1)))) / float64(len(d.T))
 }
@@ -71,7 +91,34 @@ func draw(r *rand.Rand, l LogNormal) float64 {
 // completion time is the last reduce's end. speeds, when given, scale each
 // worker's task durations by 1/speed (CR of the node type the container is
 // on — an extension of the thesis's homogeneous model).
+//
+// Workers the job's tasks can never reach are not simulated
+// (busyWorkers), so a run costs O(tasks), not O(workers): a bisection up
+// to a queue's maximum containers (MinContainers) was per job × per slot
+// of the cluster (issue 19: 0.5–0.8 s of decide at hetero-1000).
 func Simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed uint64) Distribution {
+	return simulate(m, w, busyWorkers(m, w, workers, speeds), speeds, n, seed)
+}
+
+// busyWorkers is how many of workers can change Simulate's outcome. With
+// no arrival delay (a worker is free at 0 and draws nothing) and one speed
+// for all, each of the maps and reduces goes to a worker still free at 0
+// as long as one is left, so beyond the residual maps, the maps and the
+// reduces without a held container, extra workers stay idle at 0: they
+// neither take a task, move the map phase's end, nor consume a draw.
+func busyWorkers(m PhaseModel, w Work, workers int, speeds []float64) int {
+	if len(speeds) > 0 || m.Arrival != (LogNormal{}) {
+		return workers
+	}
+	need := len(w.MapResidual) + max(w.Maps, 0)
+	if m.HasReduce && w.Reduces > 0 {
+		need += max(w.Reduces-max(w.ReduceHeld, 0), 0)
+	}
+	return min(workers, max(need, 1))
+}
+
+// simulate is Simulate with every one of workers simulated.
+func simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed uint64) Distribution {
 	if workers < 1 {
 		workers = 1
 	}
@@ -98,6 +145,9 @@ func Simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed u
 			W[j] = draw(r, m.Arrival)
 			if j < len(w.MapResidual) {
 				W[j] = w.MapResidual[j] * draw(r, m.Map) / speed(j)
+				if j < len(w.MapRemain) && w.MapRemain[j] >= 0 {
+					W[j] = w.MapRemain[j]
+				}
 			}
 		}
 		free := newFreeAt(W)
@@ -175,18 +225,28 @@ func (f *freeAt) advance(t float64) {
 // Monte-Carlo noise; the same seed is used for every w). ok is false when
 // even maxW misses.
 func MinContainers(m PhaseModel, w Work, deadline, confidence float64, maxW, n int, seed uint64) (int, bool) {
-	return minContainers(m, w, nil, deadline, confidence, maxW, n, seed)
+	return minContainers(m, w, nil, false, deadline, confidence, maxW, n, seed)
 }
 
 // minContainers is MinContainers with P(meet) from the class's residuals
 // when there are any (Calibrated around each k's Monte-Carlo p50).
-func minContainers(m PhaseModel, w Work, residuals []float64, deadline, confidence float64, maxW, n int, seed uint64) (int, bool) {
+// step: the residuals' step CDF k/n instead of the conformal one
+// (ReportOptions.StepCDF).
+func minContainers(m PhaseModel, w Work, residuals []float64, step bool, deadline, confidence float64, maxW, n int, seed uint64) (int, bool) {
+	// Probes above busyWorkers simulate the same run: each is asked once.
+	asked := map[int]bool{}
 	meets := func(k int) bool {
-		d := Simulate(m, w, k, nil, n, seed)
+		k = busyWorkers(m, w, k, nil)
+		if ok, seen := asked[k]; seen {
+			return ok
+		}
+		d := simulate(m, w, k, nil, n, seed)
 		if residuals != nil {
 			d = Calibrated(d.Quantile(0.5), residuals)
+			d.Conformal = !step
 		}
-		return d.P(deadline) >= confidence
+		asked[k] = d.P(deadline) >= math.Min(confidence, d.Reach())
+		return asked[k]
 	}
 	if maxW < 1 || !meets(maxW) {
 		return maxW, false
@@ -201,4 +261,39 @@ func minContainers(m PhaseModel, w Work, residuals []float64, deadline, confiden
 		}
 	}
 	return lo, true
+}
+
+// conformalP is P(T ≤ t) of the conformal predictive distribution: the
+// k-th smallest of n sits at k/(n+1), linear between neighbours and from
+// (0, 0) to the smallest; past the largest, n/(n+1).
+func (d Distribution) conformalP(t float64) float64 {
+	n := len(d.T)
+	step := 1 / float64(n+1)
+	if t <= 0 {
+		return 0
+	}
+	k := sort.SearchFloat64s(d.T, t) // T[k-1] < t ≤ T[k]
+	switch {
+	case k >= n:
+		return float64(n) * step
+	case k == 0:
+		return step * math.Min(1, t/math.Max(d.T[0], 1e-9))
+	}
+	lo, hi := d.T[k-1], d.T[k]
+	return step * (float64(k) + (t-lo)/math.Max(hi-lo, 1e-9))
+}
+
+// conformalQuantile inverts conformalP; at and past n/(n+1) it is the
+// largest score (the rest of the mass has no finite place).
+func (d Distribution) conformalQuantile(q float64) float64 {
+	n := len(d.T)
+	x := math.Max(q, 0) * float64(n+1)
+	k := int(math.Floor(x))
+	switch {
+	case k >= n:
+		return d.T[n-1]
+	case k == 0:
+		return d.T[0] * x
+	}
+	return d.T[k-1] + (x-float64(k))*(d.T[k]-d.T[k-1])
 }

@@ -52,6 +52,30 @@ func MapsRemaining(elapsed, progress float64) (float64, bool) {
 	return elapsed * (1 - progress) / progress, true
 }
 
+// MinTaskProgress is the least progress from which a running task's own
+// rate is trusted (TaskRemaining): below it the task has mostly spent its
+// time starting (JVM launch, first heartbeat), and Hadoop 3.3.6 shows maps
+// at 0.0 after 27 s (recorded AM tasks, real-hadoop-3.3.6/running).
+const MinTaskProgress = 0.1
+
+// TaskRemaining is STEAMEngine's linear extrapolation (digest 003 §2.1.2)
+// applied to one running task, as Hadoop's speculator estimates a task's
+// end from its progress rate: elapsed seconds for progress p (0..1) leave
+// elapsed·(1−p)/p, less age, the seconds since the reading (a reused AM
+// view), and never below 0. ok is false below MinTaskProgress. Map
+// progress in Hadoop jumps at the map/sort boundary (66.7%), so on a real
+// cluster this is an estimate that the residuals calibrate; in the mini
+// cluster progress is linear in time.
+func TaskRemaining(elapsed, progress, age float64) (float64, bool) {
+	if progress < MinTaskProgress || elapsed <= 0 {
+		return 0, false
+	}
+	if progress >= 1 {
+		return 0, true
+	}
+	return math.Max(0, elapsed*(1-progress)/progress-age), true
+}
+
 // ShareWorkers is the containers a job can expect on average over its
 // remaining work when its queue runs above its guaranteed capacity and
 // other queues wait: each container it frees goes back to the queues below

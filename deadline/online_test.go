@@ -100,3 +100,64 @@ func TestShareWorkers(t *testing.T) {
 		}
 	}
 }
+
+func TestTaskRemaining(t *testing.T) {
+	tests := []struct {
+		name            string
+		elapsed, p, age float64
+		want            float64
+		ok              bool
+	}{
+		{"a fifth done in 20 s: 80 s left", 20, 0.2, 0, 80, true},
+		{"halfway", 30, 0.5, 0, 30, true},
+		{"read 10 s ago", 30, 0.5, 10, 20, true},
+		{"read longer ago than it had left", 30, 0.5, 45, 0, true},
+		{"done", 30, 1, 0, 0, true},
+		{"below MinTaskProgress: starting, no rate", 27.592, 0.05, 0, 0, false},
+		// Hadoop 3.3.6 shows a map at 0.0 after 27.6 s (recorded AM tasks).
+		{"no progress yet", 27.592, 0, 0, 0, false},
+		{"no elapsed time", 0, 0.5, 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := TaskRemaining(tt.elapsed, tt.p, tt.age)
+			if ok != tt.ok || math.Abs(got-tt.want) > 1e-9 {
+				t.Errorf("TaskRemaining(%v, %v, %v) = %v, %v; want %v, %v", tt.elapsed, tt.p, tt.age, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+// Running maps by their own rates (ReportOptions.DrawRunningMaps off): two maps at 50% of a one-wave job, one after
+// 30 s (60 s maps) and one after 120 s (a slow node, 240 s): the job ends
+// when the slow one does, 120 s from now, whatever the class's 60 s; the
+// class model alone predicts about 30 s. A map below MinTaskProgress keeps
+// its drawn time.
+func TestReportTaskRates(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	job := func(progress, elapsed []float64) cluster.App {
+		return cluster.App{ID: "a1", Queue: "root.q", State: cluster.AppRunning, Progress: 50, StartedTime: now.Add(-3 * time.Minute),
+			Tags: []string{"jobclass=etl"}, RunningContainers: 1 + len(progress),
+			Job: &cluster.Job{MapsTotal: 4, MapsCompleted: 2, RunningMaps: progress, RunningMapsElapsed: elapsed}}
+	}
+	models := map[string]PhaseModel{"etl": {Map: LogNormal{Mu: math.Log(60), Sigma: 0.05}}}
+	p50 := func(a cluster.App, rates bool) float64 {
+		o := ReportOptions{ClassOf: func(a cluster.App) string { v, _ := a.Tag("jobclass"); return v }, Samples: 200, Seed: 1, DrawRunningMaps: !rates}
+		return Report(cluster.Snapshot{Time: now, Apps: []cluster.App{a}}, models, o)[0].Jobs[0].P50.Sub(now).Seconds()
+	}
+	slow := job([]float64{0.5, 0.5}, []float64{30, 120})
+	if got := p50(slow, true); math.Abs(got-120) > 0.5 {
+		t.Errorf("own rates: p50 in %.1f s, want 120 (the slow map's rest)", got)
+	}
+	if got := p50(slow, false); got < 25 || got > 40 {
+		t.Errorf("class model: p50 in %.1f s, want about 30", got)
+	}
+	starting := job([]float64{0.5, 0.02}, []float64{30, 5})
+	if got := p50(starting, true); got < 50 || got > 70 {
+		t.Errorf("a map at 2%%: p50 in %.1f s, want its drawn ~59 s", got)
+	}
+	noElapsed := job([]float64{0.5, 0.5}, nil)
+	if got := p50(noElapsed, true); got < 25 || got > 40 {
+		t.Errorf("no elapsed times read: p50 in %.1f s, want the model's ~30", got)
+	}
+}

@@ -39,8 +39,12 @@ type JobReport struct {
 	PMeet    *float64   `json:"pMeet,omitempty"`
 	Held     int        `json:"containersHeld"`
 	Needed   int        `json:"containersNeeded,omitempty"` // at the confidence
-	Verdict  string     `json:"verdict"`
-	Method   string     `json:"method"` // monte-carlo or extrapolation
+	// Remaining are the job's tasks not finished (running or not yet
+	// started): the containers that would run all of them at once, its
+	// last wave (jobs with a model and a job view only).
+	Remaining int    `json:"tasksRemaining,omitempty"`
+	Verdict   string `json:"verdict"`
+	Method    string `json:"method"` // monte-carlo or extrapolation
 	// JobView says how current the job behind the outlook is (issue 19:
 	// the AM reads of a cycle are budgeted): fresh, reused (read JobAge
 	// ago) or estimated (not read: extrapolated from the RM's progress).
@@ -54,9 +58,13 @@ type JobReport struct {
 	ModelRemain float64 `json:"modelRemainSeconds,omitempty"`
 	// Residuals is how many past runs of the class calibrated the outlook
 	// (0: the Monte-Carlo's own spread, too few runs scored yet).
-	Residuals int           `json:"residuals,omitempty"`
-	Err       string        `json:"error,omitempty"`
-	Remain    time.Duration `json:"-"`
+	Residuals int `json:"residuals,omitempty"`
+	// Dist is the distribution behind P50, P90, CDF and PMeet (seconds
+	// from the snapshot), for callers that score P(meet) at other
+	// deadlines (the bench's calibration rows).
+	Dist   Distribution  `json:"-"`
+	Err    string        `json:"error,omitempty"`
+	Remain time.Duration `json:"-"`
 }
 
 // QueueReport is a queue's jobs and the containers its goals need.
@@ -83,6 +91,14 @@ type ReportOptions struct {
 	// finish early (the maps finished at 10–20% are the short ones): the
 	// candidate rows of `go run ./testenv/bench -only deadline`.
 	OwnMaps bool
+	// DrawRunningMaps costs each running map by a residual of a drawn map
+	// time instead of its own rate (TaskRemaining, used when the AM's
+	// tasks give elapsed times); the bench's baseline.
+	DrawRunningMaps bool
+	// StepCDF scores a calibrated P(meet) on the residuals' step CDF k/n
+	// instead of the conformal predictive distribution (Calibrated); the
+	// bench's baseline.
+	StepCDF bool
 	// Residuals, when set, calibrate each class's Monte-Carlo p50 by how
 	// its earlier runs ended (Calibrated); classes and stages with fewer
 	// than Residuals.MinN keep the model's own distribution.
@@ -90,10 +106,11 @@ type ReportOptions struct {
 }
 
 // Report builds the per-queue deadline report from a snapshot and per-class
-// models. Jobs with a model get a Monte-Carlo distribution, calibrated by
-// the class's residuals at the job's map stage when there are enough
-// (Calibrated); others a progress extrapolation (STEAMEngine-style),
-// without P(meet).
+// models. Jobs with a model get a Monte-Carlo distribution (running maps
+// by their own rates, TaskRemaining), calibrated by the class's residuals
+// at the job's map stage when there are enough, as a conformal predictive
+// distribution (Calibrated); others a progress extrapolation
+// (STEAMEngine-style), without P(meet).
 func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions) []QueueReport {
 	if o.Confidence == 0 {
 		o.Confidence = 0.9
@@ -129,8 +146,15 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 			if w.Maps < 0 {
 				w.Maps = 0
 			}
-			for _, p := range a.Job.RunningMaps {
+			for i, p := range a.Job.RunningMaps {
 				w.MapResidual = append(w.MapResidual, math.Max(0, 1-p))
+				rem := -1.0
+				if !o.DrawRunningMaps && i < len(a.Job.RunningMapsElapsed) {
+					if t, ok := TaskRemaining(a.Job.RunningMapsElapsed[i], p, jr.JobAge.Seconds()); ok {
+						rem = t
+					}
+				}
+				w.MapRemain = append(w.MapRemain, rem)
 			}
 			seed := o.Seed ^ hash(a.ID)
 			// Reduces launched at slow-start hold containers the maps
@@ -140,6 +164,7 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 				workers = 1
 			}
 			w.ReduceHeld = a.Job.ReducesRunning
+			jr.Remaining = w.Maps + len(a.Job.RunningMaps) + w.Reduces
 			if o.OwnMaps {
 				model = WithOwnMaps(model, a.Job.CompletedMaps)
 			}
@@ -150,8 +175,10 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 			rs := o.Residuals.Of(class, jr.Stage)
 			if rs != nil {
 				d = Calibrated(jr.ModelRemain, rs)
+				d.Conformal = !o.StepCDF
 				jr.Residuals = len(rs)
 			}
+			jr.Dist = d
 			jr.P50 = snap.Time.Add(secs(d.Quantile(0.5)))
 			jr.P90 = snap.Time.Add(secs(d.Quantile(0.9)))
 			for _, q := range []float64{0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 1} {
@@ -161,10 +188,10 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 				left := goal.Deadline.Sub(snap.Time).Seconds()
 				p := d.P(left)
 				jr.PMeet = &p
-				need, ok := minContainers(model, w, rs, left, o.Confidence, maxW, o.Samples/2, seed)
+				need, ok := minContainers(model, w, rs, o.StepCDF, left, o.Confidence, maxW, o.Samples/2, seed)
 				jr.Needed = need
 				switch {
-				case p >= o.Confidence:
+				case p >= math.Min(o.Confidence, d.Reach()):
 					jr.Verdict = OnTrack
 				case ok:
 					jr.Verdict = AtRisk

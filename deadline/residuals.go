@@ -124,17 +124,29 @@ func (r *Residuals) Count() map[string]map[int]int {
 }
 
 // Calibrated is the completion-time distribution (seconds from now) of a
-// job whose model predicts predicted seconds: predicted × each residual.
-// P(T ≤ left) is then the share of the class's past runs that, scaled to
-// this prediction, would have finished in time (the empirical conformal
-// CDF), and its median the model corrected by the class's median residual.
+// job whose model predicts predicted seconds: predicted × each residual,
+// as the conformal predictive distribution (Distribution.Conformal): P(T ≤
+// left) is (k + the fraction of the way to the next)/(n+1) for the k of
+// the n past runs that, scaled to this prediction, would have finished in
+// time, and its median the model corrected by the median residual.
 func Calibrated(predicted float64, residuals []float64) Distribution {
 	t := make([]float64, len(residuals))
 	for i, r := range residuals {
 		t[i] = predicted * r
 	}
 	sort.Float64s(t)
-	return Distribution{T: t}
+	return Distribution{T: t, Conformal: true}
+}
+
+// Reach is the highest confidence a distribution can give: n/(n+1) for a
+// conformal one of n scores, 1 otherwise. A goal asked at a confidence
+// above it is judged at Reach: ten past runs cannot vouch for 95%, which
+// does not make the goal unreachable.
+func (d Distribution) Reach() float64 {
+	if !d.Conformal || len(d.T) == 0 {
+		return 1
+	}
+	return float64(len(d.T)) / float64(len(d.T)+1)
 }
 
 // Clone is a deep copy (the learner hands one to each decision while it

@@ -70,3 +70,22 @@ func TestReportSaysHowCurrentTheJobIs(t *testing.T) {
 		t.Errorf("jobs missing from the report: %v", want)
 	}
 }
+
+// Remaining counts the tasks not finished: 10 maps, 5 done, 1 running →
+// 5 maps left; 3 reduces, 1 done → 2 more: 7 containers would run them all.
+func TestReportRemainingTasks(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	job := &cluster.Job{MapsTotal: 10, MapsCompleted: 5, RunningMaps: []float64{0.5}, ReducesTotal: 3, ReducesCompleted: 1}
+	snap := cluster.Snapshot{Time: now, Apps: []cluster.App{{ID: "a", Name: "a", Queue: "root.q", State: cluster.AppRunning, Progress: 50,
+		Type: "MAPREDUCE", StartedTime: now.Add(-10 * time.Minute), Tags: []string{"deadline=+1h", "jobclass=etl"}, RunningContainers: 3,
+		Job: job, JobView: cluster.JobFresh, JobReadAt: now}}}
+	classOf := func(a cluster.App) string { v, _ := a.Tag("jobclass"); return v }
+	models := map[string]PhaseModel{"etl": {Map: LogNormal{Mu: 3}, Reduce: LogNormal{Mu: 3}}}
+	qs := Report(snap, models, ReportOptions{ClassOf: classOf, Samples: 50})
+	if len(qs) != 1 || len(qs[0].Jobs) != 1 {
+		t.Fatalf("want one job, got %+v", qs)
+	}
+	if got := qs[0].Jobs[0].Remaining; got != 7 {
+		t.Errorf("Remaining = %d, want 7", got)
+	}
+}

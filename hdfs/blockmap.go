@@ -102,12 +102,32 @@ func (m *BlockMap) Hosts() []string {
 // for the default partition); DataNode hosts missing from it run no
 // NodeManager and count for no partition.
 func (m *BlockMap) ByPartition(hostToPartition map[string]string) map[string]int64 {
+	out := m.ByPartitionOf(func(h string) (string, bool) {
+		p, ok := hostToPartition[h]
+		return p, ok
+	})
+	// Partitions with NodeManagers but no replica are worth saying: zero
+	// local bytes is the accelerator-partition case of Lee §4.2.
+	for _, p := range hostToPartition {
+		if _, ok := out[p]; !ok {
+			out[p] = 0
+		}
+	}
+	return out
+}
+
+// ByPartitionOf is ByPartition with each host's partition given by a
+// lookup (ok false: no NodeManager there) and only the partitions holding
+// a replica: it visits the block map's hosts, not every host of the
+// cluster, so a caller asking per job need not build a map of every node
+// per job (issue 19: jobs × nodes).
+func (m *BlockMap) ByPartitionOf(partOf func(host string) (string, bool)) map[string]int64 {
 	out := map[string]int64{}
 	part := make([]int32, len(m.hosts)) // host index -> partition index, -1 none
 	var names []string
 	pidx := map[string]int32{}
 	for i, h := range m.hosts {
-		p, ok := hostToPartition[h]
+		p, ok := partOf(h)
 		if !ok {
 			part[i] = -1
 			continue
@@ -135,13 +155,6 @@ func (m *BlockMap) ByPartition(hostToPartition map[string]string) map[string]int
 	}
 	for i, n := range names {
 		out[n] = sums[i]
-	}
-	// Partitions with NodeManagers but no replica are worth saying: zero
-	// local bytes is the accelerator-partition case of Lee §4.2.
-	for _, p := range hostToPartition {
-		if _, ok := out[p]; !ok {
-			out[p] = 0
-		}
 	}
 	return out
 }

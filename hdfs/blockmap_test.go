@@ -35,6 +35,12 @@ func TestBlockMapByPartition(t *testing.T) {
 		// gpu: only the first block. cpu: a partition without DataNodes.
 		{"by partition", m.ByPartition(parts), map[string]int64{"": 150, "gpu": 100, "cpu": 0}},
 		{"hosts", m.Hosts(), []string{"a1", "a2", "g1", "s1"}},
+		// The lookup form asks only the block map's hosts: partitions
+		// without a replica (cpu) are not there to be named.
+		{"by partition of a lookup", m.ByPartitionOf(func(h string) (string, bool) { p, ok := parts[h]; return p, ok }),
+			map[string]int64{"": 150, "gpu": 100}},
+		{"near the first rack", m.ByPartitionOf(func(h string) (string, bool) { return "near", m.RackOf[h] == "/r1" }),
+			map[string]int64{"near": 150}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

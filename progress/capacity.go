@@ -119,8 +119,12 @@ func Plan(in PlanInput) CapacityPlan {
 		}
 	}
 	best.Bound = bound(in, qs)
+	byPath := make(map[string]*queueModel, len(qs)) // the last of a path, as reason's scan took
+	for _, q := range qs {
+		byPath[q.Path] = q
+	}
 	for i := range best.Queues {
-		best.Queues[i].Reason = reason(best.Queues[i], qs)
+		best.Queues[i].Reason = reason(best.Queues[i], byPath[best.Queues[i].Path])
 	}
 	return best
 }
@@ -405,6 +409,7 @@ func evaluate(in PlanInput, qs []*queueModel, homes map[string]string) (Capacity
 	// none lives there, to every queue that may use it), so each
 	// partition's capacities sum to exactly 100 and idle slots stay
 	// borrowable through maximum-capacity.
+	accessible := accessibleOf(qs)
 	for _, p := range in.Partitions {
 		total := float64(p.total())
 		if total == 0 {
@@ -451,7 +456,7 @@ func evaluate(in PlanInput, qs []*queueModel, homes map[string]string) (Capacity
 			if w, ok := ownerWeight[qp.Path]; ok {
 				pct += 100 * spare / total * w / wsum
 			}
-			if pct > 0 || canUse(accessibleOf(qs, qp.Path), p.Name) {
+			if pct > 0 || canUse(accessible[qp.Path], p.Name) {
 				qp.Capacity[p.Name] = pct
 			}
 		}
@@ -459,13 +464,16 @@ func evaluate(in PlanInput, qs []*queueModel, homes map[string]string) (Capacity
 	return plan, score
 }
 
-func accessibleOf(qs []*queueModel, path string) []string {
+// accessibleOf is each queue's accessible labels by path (the first
+// model of a path), looked up per queue and partition.
+func accessibleOf(qs []*queueModel) map[string][]string {
+	out := make(map[string][]string, len(qs))
 	for _, q := range qs {
-		if q.Path == path {
-			return q.Accessible
+		if _, ok := out[q.Path]; !ok {
+			out[q.Path] = q.Accessible
 		}
 	}
-	return nil
+	return out
 }
 
 // bound is the ΣPS upper bound for the queues' mixes: every slot to the
@@ -484,14 +492,8 @@ func bound(in PlanInput, qs []*queueModel) float64 {
 	return b
 }
 
-// reason says in words why a queue gets its home and shares.
-func reason(qp QueuePlan, qs []*queueModel) string {
-	var q *queueModel
-	for _, m := range qs {
-		if m.Path == qp.Path {
-			q = m
-		}
-	}
+// reason says in words why a queue (q, its model) gets its home and shares.
+func reason(qp QueuePlan, q *queueModel) string {
 	if q == nil || q.Demand == 0 {
 		return fmt.Sprintf("queue %s: idle; its share goes to the queues that need it", short(qp.Path))
 	}

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
@@ -75,5 +76,51 @@ func TestComputeTaskContainersAndUsableBound(t *testing.T) {
 				t.Fatalf("bound %v usable %v, want %v %v", sh.Bound, sh.UsableBound, tc.bound, tc.usable)
 			}
 		})
+	}
+}
+
+// countingRates counts the rate lookups Compute makes.
+type countingRates struct {
+	RateMap
+	n *int
+}
+
+func (c countingRates) Rate(class, typ string) (float64, bool) {
+	*c.n++
+	return c.RateMap.Rate(class, typ)
+}
+
+// The usable bound weighs each job kind once per node type and free
+// capacity, not once per node (issue 19: 10,000 nodes × the kinds): with
+// the same jobs on 4× the nodes of the same two types, Compute looks up
+// rates as often (the jobs' denominators grow with the nodes, so the
+// bound, a sum of shares, stays where it was).
+func TestUsableBoundLookupsIndependentOfNodes(t *testing.T) {
+	rates := RateMap{}
+	var apps []cluster.App
+	for c := range 20 {
+		class := string(rune('a' + c))
+		rates[class] = map[string]float64{"fast": 2, "slow": 1}
+		apps = append(apps, cluster.App{ID: class, Name: class, State: cluster.AppRunning})
+	}
+	run := func(nodes int) (int, float64) {
+		snap := cluster.Snapshot{Apps: apps}
+		types := map[string]string{}
+		for i := range nodes {
+			id := string(rune('A'+i%2)) + strconv.Itoa(i)
+			snap.Nodes = append(snap.Nodes, cluster.Node{ID: id, State: cluster.NodeRunning, Total: cluster.Resource{MemoryMB: 8192, VCores: 4}})
+			types[id] = []string{"fast", "slow"}[i%2]
+		}
+		n := 0
+		sh := Compute(Input{Snap: snap, NodeType: types, ClassOf: func(a cluster.App) string { return a.Name }, Rates: countingRates{rates, &n}})
+		return n, sh.UsableBound
+	}
+	small, boundSmall := run(100)
+	large, boundLarge := run(400)
+	if large != small {
+		t.Fatalf("rate lookups: %d on 100 nodes, %d on 400, want the same", small, large)
+	}
+	if boundSmall <= 0 || math.Abs(boundLarge-boundSmall) > 1e-9 {
+		t.Fatalf("usable bound %v on 400 nodes, %v on 100: want the same, above 0", boundLarge, boundSmall)
 	}
 }

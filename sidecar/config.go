@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,11 +43,18 @@ type Config struct {
 	// their usage per partition (issue 19).
 	ListingBudget int `yaml:"listing_budget"`
 	// JobBudget bounds the requests to running MapReduce AMs of one
-	// observe (two per job; default 400, negative: no bound). Jobs with a
+	// observe (two per job, three at its first read: its conf, read once
+	// for its map size and input dir; default 400, negative: no bound). Jobs with a
 	// completion goal and jobs never read go first, then the stalest; the
 	// rest keep their last read or, never read, only the RM's progress
 	// (issue 19).
 	JobBudget int `yaml:"job_budget"`
+	// NodeListingMaxAge bounds how long observe reuses the node listing
+	// (the biggest answer it reads) while /cluster/metrics' node counts
+	// and totals are unchanged and no node labels were written (default
+	// 5m; -1: re-read every cycle). Partitions' use comes from the queues
+	// meanwhile (issue 19).
+	NodeListingMaxAge MaxAge `yaml:"node_listing_max_age"`
 	// HistoryTasksPerJob bounds the tasks of each type read per finished
 	// job from JobHistory (0: 64, negative: all).
 	HistoryTasksPerJob int `yaml:"history_tasks_per_job"`
@@ -112,6 +120,16 @@ type PreemptionConfig struct {
 	// slots; preemption is the RM's way to do it).
 	OnPurpose  bool    `yaml:"on_purpose"`
 	GainMargin float64 `yaml:"gain_margin"`
+	// ShieldSteeredQueues lets the sidecar set disable_preemption=true on
+	// a queue it steers into a label partition while its tasks are short
+	// (step_shield.go); nil = true. Off: no shield is set and those it set
+	// earlier are lifted once lifting kills nothing.
+	ShieldSteeredQueues *bool `yaml:"shield_steered_queues"`
+}
+
+// Shield says whether preemption shields may be set (default true).
+func (p PreemptionConfig) Shield() bool {
+	return p.ShieldSteeredQueues == nil || *p.ShieldSteeredQueues
 }
 
 func (p *PreemptionConfig) defaults() {
@@ -237,6 +255,9 @@ func (c *Config) Default() {
 	}
 	if c.JobBudget == 0 {
 		c.JobBudget = yarn.DefaultJobBudget
+	}
+	if c.NodeListingMaxAge == 0 {
+		c.NodeListingMaxAge = MaxAge(yarn.DefaultNodeListingMaxAge)
 	}
 	if c.Store == "" {
 		c.Store = "yarn-sidecar.db"
@@ -416,3 +437,33 @@ func LoadConfig(path string) (*Config, error) {
 	}
 	return c, nil
 }
+
+// MaxAge is how long something read may be reused: a duration ("5m"), or
+// -1 (any negative) for never.
+type MaxAge time.Duration
+
+// UnmarshalYAML takes a duration string or a bare negative number.
+func (m *MaxAge) UnmarshalYAML(n *yaml.Node) error {
+	if v, err := strconv.ParseInt(n.Value, 10, 64); err == nil && n.Tag == "!!int" {
+		if v > 0 {
+			return fmt.Errorf("line %d: %d has no unit: write a duration (%ds) or -1 for never", n.Line, v, v)
+		}
+		*m = 0 // 0: the default
+		if v < 0 {
+			*m = -1
+		}
+		return nil
+	}
+	d, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a duration or -1", n.Line, n.Value)
+	}
+	*m = MaxAge(d)
+	if d < 0 {
+		*m = -1
+	}
+	return nil
+}
+
+// Duration is the max age as a time.Duration (negative: never reuse).
+func (m MaxAge) Duration() time.Duration { return time.Duration(m) }

@@ -79,8 +79,48 @@ func TestPreemptionConfig(t *testing.T) {
 	if err != nil || c.Preemption.MaxLostWorkPerCycle != 15*time.Second || c.Preemption.OnPurpose || c.Preemption.GainMargin != 2 {
 		t.Fatalf("defaults: %+v %v", c.Preemption, err)
 	}
+	if !c.Preemption.Shield() {
+		t.Fatalf("shield_steered_queues defaults to true")
+	}
+	if c, err := ParseConfig([]byte("preemption:\n  shield_steered_queues: false\n")); err != nil || c.Preemption.Shield() {
+		t.Fatalf("shield_steered_queues: false not read: %v", err)
+	}
 	_, err = ParseConfig([]byte("preemption:\n  enabled: maybe\n  gain_margin: 0.5\n"))
 	if err == nil || !strings.Contains(err.Error(), "preemption.enabled") || !strings.Contains(err.Error(), "preemption.gain_margin") {
 		t.Fatalf("want both bad fields named, got %v", err)
+	}
+}
+
+// node_listing_max_age: a duration, -1 (or any negative) for never reuse,
+// unset for the default 5m; a bare positive number has no unit.
+func TestNodeListingMaxAge(t *testing.T) {
+	cases := []struct {
+		yaml string
+		want time.Duration
+		bad  bool
+	}{
+		{"", 5 * time.Minute, false},
+		{"node_listing_max_age: 2m\n", 2 * time.Minute, false},
+		{"node_listing_max_age: -1\n", -1, false},
+		{"node_listing_max_age: -1s\n", -1, false},
+		{"node_listing_max_age: 0\n", 5 * time.Minute, false},
+		{"node_listing_max_age: 300\n", 0, true},
+		{"node_listing_max_age: soon\n", 0, true},
+	}
+	for _, tc := range cases {
+		c, err := ParseConfig([]byte(tc.yaml))
+		if tc.bad {
+			if err == nil {
+				t.Errorf("%q: accepted as %v", tc.yaml, c.NodeListingMaxAge.Duration())
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.yaml, err)
+			continue
+		}
+		if got := c.NodeListingMaxAge.Duration(); got != tc.want {
+			t.Errorf("%q: %v, want %v", tc.yaml, got, tc.want)
+		}
 	}
 }

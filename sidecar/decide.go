@@ -154,11 +154,12 @@ func FloorRule(snap cluster.Snapshot, slot cluster.Resource, containers int) fun
 	for _, p := range snap.Partitions {
 		totals[p.Name] = p.Total.Fits(slot)
 	}
+	queueOf := snap.QueueIndex() // asked per queue and partition
 	return func(queue, partition string) float64 {
 		if totals[partition] == 0 || containers == 0 {
 			return 0
 		}
-		q, ok := snap.Queue(queue)
+		q, ok := queueOf(queue)
 		if !ok {
 			return 0
 		}

@@ -99,6 +99,21 @@ func localityBy(snap cluster.Snapshot, types map[string]string, keysOf func(clus
 		}
 		rackTypes[n.Rack][t] = true
 	}
+	// Node hosts in a rack where type t has nodes: the same for every
+	// job, so worked out once, not per job (jobs × types × nodes).
+	nearNodes := map[string]map[string]bool{}
+	for t := range typeSet {
+		nearNodes[t] = map[string]bool{}
+	}
+	for _, n := range snap.Nodes {
+		for t := range rackTypes[n.Rack] {
+			nearNodes[t][n.Host] = true
+		}
+	}
+	nodeType := func(h string) (string, bool) {
+		t, ok := hostType[h]
+		return t, ok
+	}
 	nodeBytes := map[string]map[string]float64{}
 	rackBytes := map[string]map[string]float64{}
 	total := map[string]float64{}
@@ -108,22 +123,19 @@ func localityBy(snap cluster.Snapshot, types map[string]string, keysOf func(clus
 		if !ok || m == nil || m.Bytes == 0 {
 			continue
 		}
-		node := m.ByPartition(hostType)
+		// Types holding no replica add nothing below: only the block
+		// map's hosts are visited, not the cluster's.
+		node := m.ByPartitionOf(nodeType)
 		rack := map[string]float64{}
 		for t := range typeSet {
 			// Hosts (DataNodes included) in a rack where type t has nodes.
-			near := map[string]string{}
-			for h, r := range m.RackOf {
-				if rackTypes[r][t] {
-					near[h] = "near"
+			near := func(h string) (string, bool) {
+				if r, ok := m.RackOf[h]; ok && rackTypes[r][t] {
+					return "near", true
 				}
+				return "near", nearNodes[t][h]
 			}
-			for _, n := range snap.Nodes {
-				if rackTypes[n.Rack][t] {
-					near[n.Host] = "near"
-				}
-			}
-			rack[t] = float64(m.ByPartition(near)["near"])
+			rack[t] = float64(m.ByPartitionOf(near)["near"])
 		}
 		for _, c := range keysOf(a) {
 			if nodeBytes[c] == nil {

@@ -61,12 +61,14 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 		return fmt.Errorf("read finished jobs since %s: %w", cursor.Format(time.RFC3339), err)
 	}
 	types := h.Classifier.Types(snap.Nodes)
+	// Each attempt's node by its NM web address (host:port), so two
+	// NodeManagers on one host are told apart; indexed once, not scanned
+	// per attempt (attempts × nodes).
+	addrs := cluster.IndexNodeAddresses(snap.Nodes)
 	added, partial := 0, false
 	var fresh []calibrate.Sample
 	for _, a := range jobs {
-		// Each attempt's node by its NM web address (host:port), so two
-		// NodeManagers on one host are told apart.
-		ss := calibrate.SamplesFromApp(cluster.WithAttemptNodes(a, snap.Nodes), h.ClassKey.ClassOf(a), types)
+		ss := calibrate.SamplesFromApp(addrs.WithAttemptNodes(a), h.ClassKey.ClassOf(a), types)
 		h.placeReads(a, ss)
 		n, err := h.Store.Add(ss)
 		if err != nil {

@@ -22,7 +22,10 @@ type QueueTarget struct {
 	// default-node-label-expression (steers the new containers of running
 	// apps: the scheduler re-reads it on each allocate).
 	DefaultLabelExpression *string
-	Reason                 string
+	// DisablePreemption, when non-nil, sets disable_preemption (true) or
+	// removes it (false: back to what the queue inherits).
+	DisablePreemption *bool
+	Reason            string
 	// Bands are the admin's guarantee per partition (percent of the
 	// parent); BuildPlan never writes a capacity outside them.
 	Bands map[string]Band
@@ -243,6 +246,23 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 				}
 				plan.Changes = append(plan.Changes, Change{Queue: path, Partition: next, Property: "default-node-label-expression", From: cur, To: next, Reason: t.Reason})
 			}
+		}
+	}
+	for _, path := range sortedKeys(targets) {
+		t := targets[path]
+		if t.DisablePreemption == nil {
+			continue
+		}
+		key := schedconf.Key(path, disablePreemptionProp)
+		cur := base[key]
+		if *t.DisablePreemption {
+			if cur != "true" {
+				desired[key] = "true"
+				plan.Changes = append(plan.Changes, Change{Queue: path, Property: disablePreemptionProp, From: cur, To: "true", Reason: t.Reason})
+			}
+		} else if cur != "" {
+			delete(desired, key)
+			plan.Changes = append(plan.Changes, Change{Queue: path, Property: disablePreemptionProp, From: cur, To: "", Reason: t.Reason})
 		}
 	}
 	plan.Desired = desired

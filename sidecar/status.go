@@ -163,6 +163,11 @@ type Status struct {
 	// current their job is (fresh, reused, estimated): the running-job AM
 	// budget's trade-off (observe's job_budget).
 	JobViews map[cluster.JobView]int `json:"jobViews,omitempty"`
+	// NodesReadAt is when the latest snapshot's node listing was read:
+	// before Time when it was reused (observe's node_listing_max_age), so
+	// per-node use is that old; partitions' use is current either way.
+	NodesReadAt time.Time `json:"nodesReadAt,omitempty"`
+	NodesReused bool      `json:"nodesReused,omitempty"`
 }
 
 // Overview is what the report's header, queue table and "what it bought"

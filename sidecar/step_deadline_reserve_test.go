@@ -52,6 +52,46 @@ func TestDeadlineClaims(t *testing.T) {
 	}
 }
 
+// Polo's rule 1: a late job claims its last wave when it fits its queue.
+func TestLateClaim(t *testing.T) {
+	for _, tc := range []struct {
+		name                          string
+		remaining, queueMax, promised int
+		want                          int
+	}{
+		// polo-a's J4 at 1560 s: 53 running, 7 maps and 2 reduces to go, queue max 120.
+		{"last wave fits the queue", 62, 120, 24, 62},
+		{"exactly the queue's maximum", 120, 120, 24, 120},
+		{"fewer tasks left than the promise: the wave only", 2, 120, 24, 2},
+		// J1 with 1,500 maps left: no wave of it fits, it keeps its share.
+		{"too big for the queue", 1500, 120, 24, 24},
+		{"remaining unknown", 0, 120, 24, 24},
+		{"queue maximum unknown", 62, 0, 24, 24},
+	} {
+		if got := lateClaim(tc.remaining, tc.queueMax, tc.promised); got != tc.want {
+			t.Errorf("%s: lateClaim(%d, %d, %d) = %d, want %d", tc.name, tc.remaining, tc.queueMax, tc.promised, got, tc.want)
+		}
+	}
+	// Through deadlineClaims (the queue report's maximum is the bound):
+	// polo-a's J4 at 1560 s claims its queue's 24 in its EDF turn, the
+	// other 38 of its wave of 62 after a later job that can still meet
+	// its goal.
+	t0 := time.Unix(1_700_000_000, 0)
+	d, j2 := t0.Add(150*time.Second), t0.Add(3000*time.Second)
+	got := deadlineClaims([]deadline.QueueReport{
+		{Queue: "a", MaxAllowed: 120, Jobs: []deadline.JobReport{{Name: "J4", Queue: "a", Deadline: &d, Needed: 128, Remaining: 62, Verdict: deadline.CannotMeet}}},
+		{Queue: "b", MaxAllowed: 120, Jobs: []deadline.JobReport{{Name: "J2", Queue: "b", Deadline: &j2, Needed: 45, Verdict: deadline.AtRisk}}},
+	}, map[string]int{"a": 24, "b": 24})
+	want := []deadlineClaim{
+		{Queue: "a", Job: "J4", Deadline: d, Needed: 24},
+		{Queue: "b", Job: "J2", Deadline: j2, Needed: 45, AtRisk: true},
+		{Queue: "a", Job: "J4", Deadline: d, Needed: 38, Late: true},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("late J4 beside J2: claims %+v, want %+v", got, want)
+	}
+}
+
 func TestReserveEDF(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	claim := func(q, job string, s, n int) deadlineClaim {
@@ -149,6 +189,7 @@ func TestRateLimitUrgentException(t *testing.T) {
 func TestDeadlineReserveStep(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	goal := t0.Add(150 * time.Second)
+	late := t0.Add(6000 * time.Second)
 	tree := mustTree(t, schedconf.Conf{pre + "root.queues": "a,b,c",
 		pre + "root.a.capacity": "60", pre + "root.b.capacity": "20", pre + "root.c.capacity": "20"})
 	seen := map[string]SeenValue{}
@@ -181,6 +222,13 @@ func TestDeadlineReserveStep(t *testing.T) {
 		{"idle queue's promise comes before a reservation", map[string]int64{"root.a": 50, "root.b": 10, "root.c": 0},
 			map[string]float64{"root.a": 90, "root.b": 5, "root.c": 5}, job(deadline.AtRisk, 95),
 			map[string]float64{"root.a": 0, "root.b": 80, "root.c": 20}, true},
+		// a's late job (claims a's 60 promised, after b's earlier goal)
+		// gets the 20 left once c's idle 20 and b's 60 are held; c's
+		// promise is not scaled down with a's admin floor.
+		{"idle queue's promise held in full beside the admin floors", map[string]int64{"root.a": 50, "root.b": 10, "root.c": 0},
+			map[string]float64{"root.a": 70, "root.b": 5, "root.c": 25},
+			[]deadline.QueueReport{job(deadline.AtRisk, 60)[0], {Queue: "root.a", Jobs: []deadline.JobReport{{Name: "j1", Queue: "root.a", Deadline: &late, Needed: 200, Verdict: deadline.CannotMeet}}}},
+			map[string]float64{"root.a": 20, "root.b": 60, "root.c": 20}, true},
 	} {
 		s := &decideState{Tree: tree, Parts: []progress.PartitionSlots{{Name: "", Slots: map[string]int64{"t": 100}}}, Deadlines: tc.deadlines}
 		for _, q := range []string{"root.a", "root.b", "root.c"} {

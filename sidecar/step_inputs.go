@@ -82,6 +82,7 @@ func (d demandStep) Run(s *decideState) error {
 			restrict = true
 		}
 	}
+	queueOf := s.Snap.QueueIndex()
 	for _, leaf := range s.Tree.Leaves() {
 		qc, listed := d.Queues[leaf.Path]
 		if restrict && !listed {
@@ -103,7 +104,7 @@ func (d demandStep) Run(s *decideState) error {
 		qd := progress.QueueDemand{Path: leaf.Path, Weight: w, Home: leaf.DefaultLabelExpression, Pinned: qc.Pinned,
 			Mix: map[string]float64{}}
 		qd.Accessible = append(qd.Accessible, leaf.AccessibleLabels...)
-		if sq, ok := s.Snap.Queue(leaf.Path); ok {
+		if sq, ok := queueOf(leaf.Path); ok {
 			var mem int64
 			for _, c := range sq.ByPartition {
 				mem += c.Used.MemoryMB + c.Pending.MemoryMB
@@ -186,17 +187,18 @@ func autoCreates(live schedconf.Conf, path string) bool {
 // dynamicLeaves notes leaf queues the RM reports that the configuration
 // does not list (auto-created): observed and reported, never written.
 func dynamicLeaves(s *decideState) {
+	var apps map[string]int // running apps per queue, counted once (not per leaf)
 	for _, q := range s.Snap.LeafQueues() {
 		if _, ok := s.Tree.ByPath[q.Path]; ok {
 			continue
 		}
-		apps := 0
-		for _, a := range s.Snap.RunningApps() {
-			if a.Queue == q.Path {
-				apps++
+		if apps == nil {
+			apps = map[string]int{}
+			for _, a := range s.Snap.RunningApps() {
+				apps[a.Queue]++
 			}
 		}
-		s.Notes = append(s.Notes, fmt.Sprintf("queue %s was created by the RM (not in the configuration; %d running apps): observed, left as is", q.Path, apps))
+		s.Notes = append(s.Notes, fmt.Sprintf("queue %s was created by the RM (not in the configuration; %d running apps): observed, left as is", q.Path, apps[q.Path]))
 	}
 }
 

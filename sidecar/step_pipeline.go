@@ -79,6 +79,9 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		// After the bands: it bounds the move that will be written, and
 		// only scales it toward the live values, so it stays in band.
 		preemptionStep{Guard: d.Preemption},
+		// Safe default: work steered into a label partition is not
+		// preempted when the partition's owners come back.
+		preemptionShieldStep{Guard: d.Preemption},
 		modeStep{RMVersion: d.RMVersion},
 		localityResetStep{Keep: d.KeepRackLocalityReset},
 		priorityStep{Enabled: d.Priorities},

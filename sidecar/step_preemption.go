@@ -33,6 +33,8 @@ const (
 	PreemptionFromHadoopConf = "hadoop-conf"  // yarn-site.xml monitor.enable
 	PreemptionAssumed        = "assumed-on"   // nobody said: the safe side
 	monitorEnableKey         = "yarn.resourcemanager.scheduler.monitor.enable"
+	maxWaitBeforeKillKey     = "yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill"
+	defaultMaxWaitBeforeKill = 15 * time.Second // ProportionalCapacityPreemptionPolicy's default
 	defaultPreemptionBudget  = 15 * time.Second // for a zero PreemptionConfig
 	preemptionSearchSteps    = 20               // bisection steps of the bound
 	epsilonMB                = 1e-6             // MB below which nothing moves
@@ -48,6 +50,10 @@ type PreemptionState struct {
 	Source string `json:"source"`
 	// Disabled lists leaves that opt out (disable_preemption).
 	Disabled []string `json:"disabledQueues,omitempty"`
+	// MaxWaitBeforeKill is how long the RM waits between selecting a
+	// container and killing it (max_wait_before_kill, from yarn-site,
+	// else Hadoop's 15 s): a task that ends within it loses nothing.
+	MaxWaitBeforeKill time.Duration `json:"maxWaitBeforeKill"`
 }
 
 func (s PreemptionState) disabled(q string) bool {
@@ -65,6 +71,21 @@ func (s PreemptionState) disabled(q string) bool {
 // config file's preemption.enabled, then HADOOP_CONF_DIR's yarn-site, and
 // when nobody says, preemption is assumed on.
 func PreemptionDetect(snap cluster.Snapshot, configured string, yarnSite map[string]string) PreemptionState {
+	st := preemptionOn(snap, configured, yarnSite)
+	st.MaxWaitBeforeKill = maxWaitBeforeKill(yarnSite)
+	return st
+}
+
+// maxWaitBeforeKill is yarn-site's max_wait_before_kill (ms), else the
+// policy's default.
+func maxWaitBeforeKill(yarnSite map[string]string) time.Duration {
+	if v, err := strconv.ParseInt(strings.TrimSpace(yarnSite[maxWaitBeforeKillKey]), 10, 64); err == nil && v >= 0 {
+		return time.Duration(v) * time.Millisecond
+	}
+	return defaultMaxWaitBeforeKill
+}
+
+func preemptionOn(snap cluster.Snapshot, configured string, yarnSite map[string]string) PreemptionState {
 	reported, on := false, false
 	var disabled []string
 	for _, q := range snap.LeafQueues() {
@@ -175,6 +196,12 @@ func PredictPreemption(snap cluster.Snapshot, g Guarantees, st PreemptionState, 
 	}
 	var out []QueueLoss
 	leaves := snap.LeafQueues()
+	// Running apps by queue, in the snapshot's order: grouped once, not
+	// listed again per partition and leaf (partitions × leaves × apps).
+	byQueue := map[string][]cluster.App{}
+	for _, a := range snap.RunningApps() {
+		byQueue[a.Queue] = append(byQueue[a.Queue], a)
+	}
 	for _, p := range snap.Partitions {
 		demand, excess := 0.0, map[string]float64{}
 		sumExcess := 0.0
@@ -201,10 +228,7 @@ func PredictPreemption(snap cluster.Snapshot, g Guarantees, st PreemptionState, 
 			var work []TaskWork
 			amLeft := 0.0
 			size := 0.0
-			for _, a := range snap.RunningApps() {
-				if a.Queue != q.Path {
-					continue
-				}
+			for _, a := range byQueue[q.Path] {
 				ws := workDone(a)
 				work = append(work, ws...)
 				amLeft = math.Max(amLeft, appLeft(a, ws))
@@ -236,14 +260,35 @@ func PredictPreemption(snap cluster.Snapshot, g Guarantees, st PreemptionState, 
 				kills = most // no more task containers there than that
 				ql.Containers = kills
 			}
-			for i := 0; i < kills && i < len(work); i++ {
-				ql.LostSeconds += work[i].Done
-				ql.HeldSeconds += work[i].Left
-			}
+			ql.Containers, ql.LostSeconds, ql.HeldSeconds = killLoss(work, kills, st.MaxWaitBeforeKill.Seconds())
 			out = append(out, ql)
 		}
 	}
 	return out
+}
+
+// killLoss is what selecting the first `selected` of work (least advanced
+// first, as the RM selects) costs once max_wait_before_kill is counted:
+// the RM kills a selected container only after maxWait seconds, so a task
+// whose known residual is within it ends on its own and loses nothing
+// (its capacity still goes to the waiting queue, as natural termination
+// does). The others are killed, losing their work done, and hand their
+// capacity over Left − maxWait sooner than their natural end. A residual
+// of 0 means unknown (no model, or a map past its mean) and is counted as
+// killed: the safe side. Selections beyond the known tasks count as kills
+// of nothing known (no work lost).
+func killLoss(work []TaskWork, selected int, maxWait float64) (killed int, lost, held float64) {
+	killed = selected
+	for i := 0; i < selected && i < len(work); i++ {
+		w := work[i]
+		if w.Left > 0 && w.Left <= maxWait {
+			killed--
+			continue
+		}
+		lost += w.Done
+		held += math.Max(0, w.Left-maxWait)
+	}
+	return killed, lost, held
 }
 
 // TotalLoss sums containers and lost seconds.
@@ -270,6 +315,10 @@ type PreemptionStatus struct {
 	Scale     float64 `json:"scale"`
 	OnPurpose bool    `json:"onPurpose,omitempty"`
 	Reason    string  `json:"reason,omitempty"`
+	// Shielded are the leaves whose disable_preemption=true this sidecar
+	// set and the live conf held at the cycle's start
+	// (preemptionShieldStep; re-learnt from the audit log at a restart).
+	Shielded []string `json:"shieldedQueues,omitempty"`
 }
 
 // PreemptionGuard bounds what a decision costs in preempted work.
@@ -282,6 +331,10 @@ type PreemptionGuard struct {
 	Models func() map[string]deadline.PhaseModel
 	// Slot is the planning slot (for the gain of preemption on purpose).
 	Slot cluster.Resource
+
+	// shielded are the leaves whose disable_preemption this sidecar set
+	// (preemptionShieldStep; AdoptShields after a restart).
+	shielded map[string]bool
 }
 
 // Guard is the step: it reads the live capacities, predicts the decision's
@@ -475,8 +528,9 @@ func (g *PreemptionGuard) gain(snap cluster.Snapshot, dec *Decision, sooner floa
 		models = g.Models()
 	}
 	gaining := map[string]bool{}
+	queueOf := snap.QueueIndex()
 	for path, t := range dec.Targets {
-		if q, ok := snap.Queue(path); ok {
+		if q, ok := queueOf(path); ok {
 			for p, want := range t.Capacity {
 				if want > q.ByPartition[p].Capacity+epsilonMB {
 					gaining[path] = true
@@ -525,8 +579,9 @@ func (g *PreemptionGuard) Rules(r SafetyRules, snap cluster.Snapshot, st Preempt
 		return r
 	}
 	floor := r.FloorPercent
+	queueOf := snap.QueueIndex()
 	r.FloorPercent = func(queue, partition string) float64 {
-		q, ok := snap.Queue(queue)
+		q, ok := queueOf(queue)
 		if ok && !strings.EqualFold(strings.TrimSpace(q.DefaultLabelExpression), partition) {
 			return 0
 		}

@@ -2,6 +2,8 @@ package sidecar
 
 import (
 	"math"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -158,17 +160,19 @@ func TestPreemptionOffAndOnPurpose(t *testing.T) {
 	}
 	snap = w.snap()
 	// Hand-worked: the whole cut adds 3 kills, a's maps at progress 0.4,
-	// 0.5, 0.6 of 100 s: 150 s of work lost; they would have held their
-	// slots 60+50+40 = 150 s more, 50 s each on average. ΔΣPS 0.8 × 10
-	// slots × 50 s = 400 slot-s ≥ 2 × 150: the whole move goes through.
+	// 0.5, 0.6 of 100 s: 150 s of work lost; killed 15 s after they are
+	// selected (max_wait_before_kill), they hand their slots over
+	// (60−15)+(50−15)+(40−15) = 105 s sooner than their end, 35 s each on
+	// average. ΔΣPS 0.9 × 10 slots × 35 s = 315 slot-s ≥ 2 × 150: the
+	// whole move goes through.
 	dec = Decision{Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}},
-		SumPS: 0.2, Predicted: map[string]float64{"sum_ps": 1.0}}
+		SumPS: 0.1, Predicted: map[string]float64{"sum_ps": 1.0}}
 	g.Config.OnPurpose, g.Config.GainMargin = true, 2
 	st := g.Guard(snap, w.conf, &dec)
 	if !st.OnPurpose || st.Scale != 1 || dec.Targets["root.a"].Capacity[""] != 20 || !strings.Contains(dec.Targets["root.a"].Reason, "preemption on purpose") {
 		t.Fatalf("on purpose: %+v, a → %g, reason %q", st, dec.Targets["root.a"].Capacity[""], dec.Targets["root.a"].Reason)
 	}
-	// ΔΣPS 0.2: 0.2 × 10 × 50 = 100 slot-s < 300: preemption buys too
+	// ΔΣPS 0.2: 0.2 × 10 × 35 = 70 slot-s < 300: preemption buys too
 	// little over natural termination; the bound applies.
 	dec = Decision{Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}},
 		SumPS: 0.6, Predicted: map[string]float64{"sum_ps": 0.8}}
@@ -231,7 +235,7 @@ func TestPreemptionStepInPipeline(t *testing.T) {
 		names = append(names, st.Name())
 	}
 	order := strings.Join(names, ",")
-	if !strings.Contains(order, "guarantee bands,preemption,mode") {
+	if !strings.Contains(order, "guarantee bands,preemption,preemption shield,mode") {
 		t.Fatalf("steps %s: want the preemption step between the bands and the mode", order)
 	}
 	w := newCutWorld()
@@ -247,5 +251,132 @@ func TestPreemptionStepInPipeline(t *testing.T) {
 	s.Preemption = nil
 	if err := (preemptionStep{}).Run(s); err != nil || s.Preemption != nil {
 		t.Fatalf("no guard: want no status, got %+v %v", s.Preemption, err)
+	}
+}
+
+// preemptionAtScale is q leaves in one partition, each running apps apps
+// of one map each: the even leaves hold twice their guarantee, the odd
+// ones half of it and ask for the rest, so every even leaf loses some.
+func preemptionAtScale(q, apps int) (cluster.Snapshot, Guarantees) {
+	snap := cluster.Snapshot{Partitions: []cluster.Partition{{Name: ""}}}
+	g := Guarantees{}
+	for i := range q {
+		path := "root.q" + strconv.Itoa(i)
+		used, pend := int64(4096), int64(0)
+		if i%2 == 1 {
+			used, pend = 1024, 1024
+		}
+		snap.Queues = append(snap.Queues, cluster.Queue{Path: path, Name: "q" + strconv.Itoa(i), Leaf: true,
+			ByPartition: map[string]cluster.QueueCapacity{"": {Used: cluster.Resource{MemoryMB: used}, Pending: cluster.Resource{MemoryMB: pend}}}})
+		g[path] = map[string]float64{"": 2048}
+		for j := range apps {
+			snap.Apps = append(snap.Apps, cluster.App{ID: path + "/" + strconv.Itoa(j), Queue: path, State: cluster.AppRunning, RunningContainers: 2,
+				Job: &cluster.Job{MapsTotal: 1, RunningMaps: []float64{0.5}, ContainerSize: cluster.Resource{MemoryMB: 1024, VCores: 1}}})
+		}
+	}
+	return snap, g
+}
+
+// The preemption prediction visits each running app once per partition,
+// not once per leaf (issue 19: partitions × leaves × apps): with 4× the
+// leaves and so 4× the apps it allocates about 4× as much, never the 16×
+// a listing of every app per leaf did. Allocated bytes, not time: the
+// machine is shared.
+func TestPredictPreemptionLinearInLeavesAndApps(t *testing.T) {
+	work := func(a cluster.App) []TaskWork { return []TaskWork{{Done: 50, Left: 50}} }
+	st := PreemptionState{On: true}
+	alloc := func(q int) (uint64, int) {
+		snap, g := preemptionAtScale(q, 4)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		ls := PredictPreemption(snap, g, st, work)
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc, len(ls)
+	}
+	small, nSmall := alloc(100)
+	large, nLarge := alloc(400)
+	if nSmall != 50 || nLarge != 200 {
+		t.Fatalf("setup: %d and %d leaves lose containers, want 50 and 200", nSmall, nLarge)
+	}
+	if ratio := float64(large) / float64(small); ratio > 8 {
+		t.Fatalf("4× the leaves and apps allocate %.1f× (%d → %d bytes), want about 4×", ratio, small, large)
+	}
+}
+
+// TestKillLoss: max_wait_before_kill in the loss, hand-worked. The RM
+// selects the least advanced first and kills them maxWait later; a task
+// whose residual is within the wait ends on its own.
+func TestKillLoss(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		work       []TaskWork
+		selected   int
+		maxWait    float64
+		killed     int
+		lost, held float64
+	}{
+		{"no wait: every selected task is killed", []TaskWork{{10, 90}, {20, 80}, {30, 70}}, 2, 0, 2, 10 + 20, 90 + 80},
+		{"15 s wait, residuals far longer: killed, handed over 15 s later", []TaskWork{{10, 90}, {20, 80}}, 2, 15, 2, 30, 75 + 65},
+		// Short maps (10 s): the selected ones at 2 and 8 s done have 8 and
+		// 2 s left, both within 15 s: they end before the kill.
+		{"short maps end within the wait: no loss", []TaskWork{{2, 8}, {8, 2}, {9, 1}}, 2, 15, 0, 0, 0},
+		// Only the first is killed: 5 s lost, handed over 40−15 = 25 s sooner;
+		// the second (12 s left) ends on its own.
+		{"mixed", []TaskWork{{5, 40}, {30, 12}}, 2, 15, 1, 5, 25},
+		{"residual exactly the wait ends on its own", []TaskWork{{45, 15}}, 1, 15, 0, 0, 0},
+		// Left 0 is unknown (no model) or overdue: counted as killed.
+		{"unknown residual: killed, the safe side", []TaskWork{{600, 0}}, 1, 15, 1, 600, 0},
+		{"more selected than known tasks: the rest lose nothing known", []TaskWork{{10, 90}}, 3, 15, 3, 10, 75},
+		{"nothing selected", []TaskWork{{10, 90}}, 0, 15, 0, 0, 0},
+	} {
+		k, l, h := killLoss(tc.work, tc.selected, tc.maxWait)
+		if k != tc.killed || math.Abs(l-tc.lost) > 1e-9 || math.Abs(h-tc.held) > 1e-9 {
+			t.Errorf("%s: killed %d lost %g held %g; want %d, %g, %g", tc.name, k, l, h, tc.killed, tc.lost, tc.held)
+		}
+	}
+}
+
+// max_wait_before_kill comes from yarn-site, else the policy's 15 s.
+func TestPreemptionDetectMaxWait(t *testing.T) {
+	snap := cluster.Snapshot{Queues: []cluster.Queue{{Path: "root.a", Leaf: true, PreemptionDisabled: boolp(false)}}}
+	if st := PreemptionDetect(snap, "", nil); st.MaxWaitBeforeKill != 15*time.Second {
+		t.Errorf("default: %s", st.MaxWaitBeforeKill)
+	}
+	if st := PreemptionDetect(snap, "", map[string]string{maxWaitBeforeKillKey: "5000"}); st.MaxWaitBeforeKill != 5*time.Second {
+		t.Errorf("yarn-site 5000 ms: %s", st.MaxWaitBeforeKill)
+	}
+	if st := PreemptionDetect(snap, "", map[string]string{maxWaitBeforeKillKey: "soon"}); st.MaxWaitBeforeKill != 15*time.Second {
+		t.Errorf("unparsable: %s", st.MaxWaitBeforeKill)
+	}
+}
+
+// PredictPreemption counts max_wait_before_kill: cutting a to 20% on the
+// cut world selects 3 more of a's maps; with a 100 s map they have 60, 50
+// and 40 s left and are killed (150 s lost). With 55 s maps at the same
+// progress they have 33, 27.5 and 22 s left: within a 30 s wait only the
+// first is killed (0.4 × 55 = 22 s lost).
+func TestPredictPreemptionMaxWait(t *testing.T) {
+	w := newCutWorld()
+	snap := w.snap()
+	tree := mustTree(t, w.conf)
+	cut := GuaranteesOf(tree, map[string]map[string]float64{"root.a": {"": 20}, "root.b": {"": 80}}, snap)
+	base := GuaranteesOf(tree, nil, snap)
+	st := PreemptionDetect(snap, "", map[string]string{maxWaitBeforeKillKey: "30000"})
+	for _, tc := range []struct {
+		mean        float64
+		kills       int
+		lost        float64
+		description string
+	}{
+		{100, 3, 40 + 50 + 60, "100 s maps: all three killed"},
+		{55, 1, 0.4 * 55, "55 s maps: two end within the 30 s wait"},
+	} {
+		g := &PreemptionGuard{Models: mapModel(tc.mean), ClassKey: "tag"}
+		k0, l0 := TotalLoss(PredictPreemption(snap, base, st, g.workDone(snap)))
+		k1, l1 := TotalLoss(PredictPreemption(snap, cut, st, g.workDone(snap)))
+		if k1-k0 != tc.kills || math.Abs((l1-l0)-tc.lost) > 1e-6 {
+			t.Errorf("%s: marginal %d kills, %.2f s lost; want %d, %.2f", tc.description, k1-k0, l1-l0, tc.kills, tc.lost)
+		}
 	}
 }

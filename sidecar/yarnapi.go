@@ -30,6 +30,9 @@ type YARN struct {
 	// apps whose jobs are read first (nil: apps tagged deadline=...).
 	JobBudget int
 	JobFirst  func(cluster.App) bool
+	// NodeListingMaxAge bounds the node listing's reuse
+	// (yarn.ObserveOptions; 0: its default, negative: never).
+	NodeListingMaxAge time.Duration
 }
 
 // HasGoal is a YARN.JobFirst: apps with a completion goal, from a
@@ -60,7 +63,7 @@ func (y YARN) Observe(ctx context.Context, now time.Time) (cluster.Snapshot, err
 		now = time.Time{}
 	}
 	return y.Client.Observe(ctx, yarn.ObserveOptions{Now: now, Jobs: y.Jobs, NodeType: y.NodeType, ListingBudget: y.ListingBudget,
-		JobBudget: y.JobBudget, JobFirst: y.JobFirst})
+		JobBudget: y.JobBudget, JobFirst: y.JobFirst, NodeListingMaxAge: y.NodeListingMaxAge})
 }
 
 // SchedulerConf reads the live scheduler configuration.

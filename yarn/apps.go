@@ -94,14 +94,33 @@ func (a appJSON) app() cluster.App {
 	return out
 }
 
+// appsDeSelects are the app fields never read, left out of /apps
+// (RMWebServices' DeSelectFields): resourceRequests (YARN-6280, 2.9+), then
+// timeouts and amNodeLabelExpression (YARN-6871, 3.2+). resourceInfo
+// (placement per partition) and appNodeLabelExpression are read.
+var appsDeSelects = []string{"resourceRequests", "timeouts", "amNodeLabelExpression"}
+
 // Apps reads /ws/v1/cluster/apps in the given states (e.g. RUNNING).
 func (c *Client) Apps(ctx context.Context, states ...string) ([]cluster.App, error) {
-	q := url.Values{"deSelects": {"resourceRequests"}}
+	ds := appsDeSelects
+	if c.oldDeSelects.Load() {
+		ds = ds[:1]
+	}
+	q := url.Values{"deSelects": {strings.Join(ds, ",")}}
 	if len(states) > 0 {
 		q.Set("states", strings.Join(states, ","))
 	}
 	var body appsStream
-	if err := c.rmGet(ctx, "/ws/v1/cluster/apps", q, &body); err != nil {
+	err := c.rmGet(ctx, "/ws/v1/cluster/apps", q, &body)
+	if re := (*RemoteError)(nil); len(ds) > 1 && errors.As(err, &re) && re.Status == 400 && strings.Contains(re.Message, "deSelects") {
+		// An RM before YARN-6871 refuses the literals it does not know
+		// (400 "Invalid deSelects string"): ask as it understands, from
+		// now on.
+		c.oldDeSelects.Store(true)
+		c.cfg.Logger.Info("RM knows only deSelects=resourceRequests (before 3.2); asking for apps with timeouts and amNodeLabelExpression")
+		return c.Apps(ctx, states...)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if body.missing >= 0 {

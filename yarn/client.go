@@ -63,6 +63,13 @@ type Client struct {
 	// jobs their MapReduce jobs.
 	placements placements
 	jobs       jobCache
+	// nodeList keeps the last node listing (nodecache.go).
+	nodeList nodeCache
+	// oldDeSelects: the RM refused deSelects literals after
+	// resourceRequests (before YARN-6871); /apps asks with that one only.
+	oldDeSelects atomic.Bool
+	// confs keeps each running job's conf (read once per job).
+	confs confCache
 }
 
 // ServerTime is the cluster's clock as of the last response (its HTTP Date

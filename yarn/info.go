@@ -70,6 +70,9 @@ type Metrics struct {
 	TotalMB, AllocatedMB, AvailableMB, PendingMB int64
 	TotalVCores, AllocatedVCores                 int64
 	ActiveNodes, TotalNodes                      int
+	LostNodes, UnhealthyNodes                    int
+	DecommissioningNodes, DecommissionedNodes    int
+	RebootedNodes, ShutdownNodes                 int
 	CrossPartitionAvailable                      bool
 	TotalAcrossPartitions                        cluster.Resource
 	UsedAcrossPartitions                         cluster.Resource
@@ -91,6 +94,12 @@ func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
 			AllocatedVirtualCores jerseyInt     `json:"allocatedVirtualCores"`
 			ActiveNodes           jerseyInt     `json:"activeNodes"`
 			TotalNodes            jerseyInt     `json:"totalNodes"`
+			LostNodes             jerseyInt     `json:"lostNodes"`
+			UnhealthyNodes        jerseyInt     `json:"unhealthyNodes"`
+			Decommissioning       jerseyInt     `json:"decommissioningNodes"`
+			Decommissioned        jerseyInt     `json:"decommissionedNodes"`
+			RebootedNodes         jerseyInt     `json:"rebootedNodes"`
+			ShutdownNodes         jerseyInt     `json:"shutdownNodes"`
 			CrossPartition        jerseyBool    `json:"crossPartitionMetricsAvailable"`
 			TotalAcross           *resourceJSON `json:"totalClusterResourcesAcrossPartition"`
 			UsedAcross            *resourceJSON `json:"totalUsedResourcesAcrossPartition"`
@@ -107,7 +116,9 @@ func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
 	}
 	return Metrics{AppsRunning: int(m.AppsRunning), AppsPending: int(m.AppsPending), TotalMB: int64(m.TotalMB), AllocatedMB: int64(m.AllocatedMB),
 		AvailableMB: int64(m.AvailableMB), PendingMB: int64(m.PendingMB), TotalVCores: int64(m.TotalVirtualCores), AllocatedVCores: int64(m.AllocatedVirtualCores),
-		ActiveNodes: int(m.ActiveNodes), TotalNodes: int(m.TotalNodes), CrossPartitionAvailable: bool(m.CrossPartition),
+		ActiveNodes: int(m.ActiveNodes), TotalNodes: int(m.TotalNodes), LostNodes: int(m.LostNodes), UnhealthyNodes: int(m.UnhealthyNodes),
+		DecommissioningNodes: int(m.Decommissioning), DecommissionedNodes: int(m.Decommissioned), RebootedNodes: int(m.RebootedNodes),
+		ShutdownNodes: int(m.ShutdownNodes), CrossPartitionAvailable: bool(m.CrossPartition),
 		TotalAcrossPartitions: m.TotalAcross.resource(), UsedAcrossPartitions: m.UsedAcross.resource(),
 		ReservedAcrossPartitions: m.ReservedAcross.resource(), ContainersAcrossPartitions: int64(m.ContainersAcross)}, nil
 }

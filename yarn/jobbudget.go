@@ -24,7 +24,8 @@ import (
 const DefaultJobBudget = 400
 
 // requestsPerJobRead is what one running job's read costs (RunningJob:
-// the job, then its map tasks).
+// the job, then its map tasks); the first read of a job costs one more,
+// its conf (jobConf, cached for the job's life).
 const requestsPerJobRead = 2
 
 // hasDeadlineTag is ObserveOptions.JobFirst's default: apps tagged with a
@@ -68,9 +69,11 @@ func jobReadBefore(apps []cluster.App) func(x, y jobRead) int {
 // cycle. Apps the RM shows unchanged since a young read reuse it for
 // free. Of the rest, the first budget/2 in jobReadBefore order are read
 // (negative budget: all); the others reuse a young read, changed or not,
-// or go without a job. It sets Job, JobView and JobReadAt on every app
-// not read and returns the indexes to read, in priority order.
-func (c *jobCache) planJobReads(apps []cluster.App, now time.Time, maxAge time.Duration, budget int, first func(cluster.App) bool) []int {
+// or go without a job. confCached says whether an app's job conf is
+// already cached (nil: all are); a job whose conf is not costs one
+// request more. It sets Job, JobView and JobReadAt on every app not read
+// and returns the indexes to read, in priority order.
+func (c *jobCache) planJobReads(apps []cluster.App, now time.Time, maxAge time.Duration, budget int, first func(cluster.App) bool, confCached func(cluster.App) bool) []int {
 	if first == nil {
 		first = hasDeadlineTag
 	}
@@ -92,9 +95,19 @@ func (c *jobCache) planJobReads(apps []cluster.App, now time.Time, maxAge time.D
 		want = append(want, r)
 	}
 	slices.SortFunc(want, jobReadBefore(apps))
-	n := len(want)
-	if budget >= 0 {
-		n = min(n, budget/requestsPerJobRead)
+	n, spent := 0, 0
+	for ; n < len(want) && budget >= 0; n++ {
+		cost := requestsPerJobRead
+		if confCached != nil && !confCached(apps[want[n].i]) {
+			cost++
+		}
+		if spent+cost > budget {
+			break
+		}
+		spent += cost
+	}
+	if budget < 0 {
+		n = len(want)
 	}
 	read := make([]int, 0, n)
 	for _, r := range want[:n] {

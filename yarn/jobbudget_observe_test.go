@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,9 +23,19 @@ type amCounter struct {
 	am       atomic.Int64
 	gone     string // app id whose AM is gone; "" none
 	goneHist atomic.Int64
+	mu       sync.Mutex
+	confs    map[string]int // conf requests per path, AM or JobHistory
 }
 
 func (m *amCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(r.URL.Path, "/conf") {
+		m.mu.Lock()
+		if m.confs == nil {
+			m.confs = map[string]int{}
+		}
+		m.confs[r.URL.Path]++
+		m.mu.Unlock()
+	}
 	if strings.HasPrefix(r.URL.Path, "/proxy/") {
 		m.am.Add(1)
 		if m.gone != "" && strings.HasPrefix(r.URL.Path, "/proxy/"+m.gone+"/") {
@@ -39,13 +50,19 @@ func (m *amCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			`"mapsTotal":4,"mapsCompleted":4,"reducesTotal":1,"reducesCompleted":1}}`))
 		return
 	}
+	if job := "job_" + strings.TrimPrefix(m.gone, "application_"); m.gone != "" && r.URL.Path == "/ws/v1/history/mapreduce/jobs/"+job+"/conf" {
+		w.Header().Set("Content-Type", "application/json") // data-heavy's map size
+		w.Write([]byte(`{"conf":{"path":"x","property":[{"name":"mapreduce.map.memory.mb","value":"2048"},{"name":"mapreduce.map.cpu.vcores","value":"1"}]}}`))
+		return
+	}
 	m.h.ServeHTTP(w, r)
 }
 
 // TestObserveJobBudget: over two cycles on a mini cluster running 8
-// MapReduce apps, observe sends no more AM requests than the budget, reads
-// the apps it never read first, marks the others, and still falls back to
-// JobHistory for an app whose AM is gone.
+// MapReduce apps, observe sends no more AM requests than the budget (a
+// job's first read costs three: its conf too), reads the apps it never
+// read first, marks the others, reads each job's conf once for its map
+// size, and still falls back to JobHistory for an app whose AM is gone.
 func TestObserveJobBudget(t *testing.T) {
 	for _, tc := range []struct {
 		name             string
@@ -55,9 +72,10 @@ func TestObserveJobBudget(t *testing.T) {
 		wantAM           [2]int64
 		wantMinEstimated int // first cycle
 	}{
-		{name: "budget of 6 requests: 3 jobs a cycle", budget: 6, wantFresh: [2]int{3, 3}, wantAM: [2]int64{6, 6}, wantMinEstimated: 5},
-		{name: "no bound: every job, 2 requests each", budget: -1, wantFresh: [2]int{8, -1}, wantAM: [2]int64{16, -1}},
-		{name: "an app whose AM is gone: JobHistory, one AM request", budget: -1, goneAM: true, wantFresh: [2]int{8, -1}, wantAM: [2]int64{15, -1}},
+		{name: "budget of 6 requests: 2 new jobs a cycle (job, tasks, conf)", budget: 6, wantFresh: [2]int{2, 2}, wantAM: [2]int64{6, 6}, wantMinEstimated: 6},
+		{name: "budget of 7 requests: the seventh buys no job", budget: 7, wantFresh: [2]int{2, 2}, wantAM: [2]int64{6, 6}, wantMinEstimated: 6},
+		{name: "no bound: every job, 3 requests each the first time", budget: -1, wantFresh: [2]int{8, -1}, wantAM: [2]int64{24, -1}},
+		{name: "an app whose AM is gone: JobHistory, two AM requests (job, conf)", budget: -1, goneAM: true, wantFresh: [2]int{8, -1}, wantAM: [2]int64{23, -1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, err := sim.LoadScenario("data-heavy")
@@ -69,6 +87,8 @@ func TestObserveJobBudget(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.RunUntil(c.Now().Add(5 * time.Minute))
+			cls := sc.Classes[0] // both of data-heavy's classes take the default map size
+			wantMap := cluster.Resource{MemoryMB: cls.MapMemoryMB, VCores: cls.MapVCores, GPUs: cls.MapGPUs}
 			m := &amCounter{h: c.Handler()}
 			srv := httptest.NewServer(m)
 			defer srv.Close()
@@ -106,6 +126,9 @@ func TestObserveJobBudget(t *testing.T) {
 						if a.Job == nil || !a.JobReadAt.Equal(snap.Time) {
 							t.Errorf("cycle %d: %s fresh without a job read now: %+v at %v", cycle, a.ID, a.Job, a.JobReadAt)
 						}
+						if a.Job != nil && a.Job.ContainerSize != wantMap {
+							t.Errorf("cycle %d: %s map size %+v, want the class's %+v", cycle, a.ID, a.Job.ContainerSize, wantMap)
+						}
 						if _, goal := a.Tag("deadline"); cycle == 1 && readBefore[a.ID] && !goal {
 							reread = append(reread, a.ID)
 						}
@@ -141,6 +164,11 @@ func TestObserveJobBudget(t *testing.T) {
 					t.Errorf("cycle 0: views %v, want at least %d estimated", views, tc.wantMinEstimated)
 				}
 				c.RunUntil(c.Now().Add(30 * time.Second))
+			}
+			for path, n := range m.confs {
+				if n != 1 {
+					t.Errorf("%s asked %d times, want once per job", path, n)
+				}
 			}
 			if tc.goneAM && m.goneHist.Load() != 1 {
 				t.Errorf("JobHistory asked %d times for the app whose AM is gone", m.goneHist.Load())

@@ -30,6 +30,7 @@ func TestPlanJobReads(t *testing.T) {
 		maxAge time.Duration
 		want   []string                   // apps read, in order
 		views  map[string]cluster.JobView // of the apps not read
+		noConf []string                   // apps whose job conf is not cached: 3 requests
 	}{
 		{name: "budget respected: two requests per job, the never read first by containers held",
 			apps:   []cluster.App{mr("a1", 10, 3), mr("a2", 10, 9), mr("a3", 10, 5), mr("a4", 10, 1)},
@@ -65,6 +66,11 @@ func TestPlanJobReads(t *testing.T) {
 			reads:  []read{{"a", time.Second, false}, {"b", time.Second, true}},
 			budget: 2, maxAge: -1, want: []string{"b"},
 			views: map[string]cluster.JobView{"a": cluster.JobEstimated}},
+		{name: "a job whose conf is not cached costs three: 2+3 fit in 5, the next 3 does not, no skipping ahead",
+			apps:   []cluster.App{mr("a1", 10, 9), mr("a2", 10, 5), mr("a3", 10, 3), mr("a4", 10, 1)},
+			noConf: []string{"a2", "a3"},
+			budget: 7, want: []string{"a1", "a2"},
+			views: map[string]cluster.JobView{"a3": cluster.JobEstimated, "a4": cluster.JobEstimated}},
 		{name: "apps that are not MapReduce are left alone",
 			apps:   []cluster.App{{ID: "spark", Type: "SPARK", RunningContainers: 9}, mr("mr", 1, 1)},
 			budget: 2, want: []string{"mr"},
@@ -84,7 +90,8 @@ func TestPlanJobReads(t *testing.T) {
 				c.put(&a, now.Add(-r.ago), &cluster.Job{ID: "job_" + r.id, MapsTotal: 10, RunningMaps: []float64{0.5}})
 			}
 			apps := slices.Clone(tc.apps)
-			idx := c.planJobReads(apps, now, tc.maxAge, tc.budget, nil)
+			confCached := func(a cluster.App) bool { return !slices.Contains(tc.noConf, a.ID) }
+			idx := c.planJobReads(apps, now, tc.maxAge, tc.budget, nil, confCached)
 			got := []string{}
 			for _, i := range idx {
 				got = append(got, apps[i].ID)
@@ -92,8 +99,15 @@ func TestPlanJobReads(t *testing.T) {
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("read %v, want %v", got, tc.want)
 			}
-			if tc.budget >= 0 && len(idx)*requestsPerJobRead > tc.budget {
-				t.Fatalf("%d reads cost %d requests, over the budget %d", len(idx), len(idx)*requestsPerJobRead, tc.budget)
+			cost := 0
+			for _, i := range idx {
+				cost += requestsPerJobRead
+				if !confCached(apps[i]) {
+					cost++
+				}
+			}
+			if tc.budget >= 0 && cost > tc.budget {
+				t.Fatalf("%d reads cost %d requests, over the budget %d", len(idx), cost, tc.budget)
 			}
 			for id, view := range tc.views {
 				a := apps[byID[id]]
@@ -123,10 +137,10 @@ func TestJobCacheReuseCopies(t *testing.T) {
 	a := cluster.App{ID: "a", Type: "MAPREDUCE", Progress: 5}
 	c.put(&a, now, &cluster.Job{ID: "job_a", RunningMaps: []float64{0.25}})
 	apps := []cluster.App{a}
-	c.planJobReads(apps, now.Add(time.Second), 0, 0, nil)
+	c.planJobReads(apps, now.Add(time.Second), 0, 0, nil, nil)
 	apps[0].Job.RunningMaps[0] = 1
 	again := []cluster.App{a}
-	c.planJobReads(again, now.Add(2*time.Second), 0, 0, nil)
+	c.planJobReads(again, now.Add(2*time.Second), 0, 0, nil, nil)
 	if again[0].Job.RunningMaps[0] != 0.25 {
 		t.Fatalf("cached job changed through a snapshot: %v", again[0].Job.RunningMaps)
 	}

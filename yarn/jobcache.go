@@ -67,6 +67,7 @@ func (e jobEntry) unchanged(a *cluster.App) bool {
 func (e jobEntry) copyJob() *cluster.Job {
 	j := *e.job
 	j.RunningMaps = append([]float64(nil), e.job.RunningMaps...)
+	j.RunningMapsElapsed = append([]float64(nil), e.job.RunningMapsElapsed...)
 	j.CompletedMaps = append([]float64(nil), e.job.CompletedMaps...)
 	return &j
 }

@@ -27,12 +27,14 @@ func (c *Client) AddNodeLabels(ctx context.Context, labels []Label) error {
 	for _, l := range labels {
 		body.NodeLabelInfo = append(body.NodeLabelInfo, info{l.Name, l.Exclusive})
 	}
+	defer c.InvalidateNodes()
 	return c.postJSON(ctx, "/ws/v1/cluster/add-node-labels", nil, body)
 }
 
 // RemoveNodeLabels is POST /remove-node-labels?labels=a&labels=b; the RM
 // refuses while a node still carries one of them.
 func (c *Client) RemoveNodeLabels(ctx context.Context, names []string) error {
+	defer c.InvalidateNodes()
 	return c.postJSON(ctx, "/ws/v1/cluster/remove-node-labels", url.Values{"labels": names}, nil)
 }
 
@@ -58,6 +60,9 @@ func (c *Client) ReplaceNodeLabels(ctx context.Context, nodeToLabel map[string]s
 		}
 		body.NodeToLabels = append(body.NodeToLabels, e)
 	}
+	// The node listing kept for reuse names each node's partition: a
+	// write, landed or not, makes the next observe re-read it.
+	defer c.InvalidateNodes()
 	return c.postJSON(ctx, "/ws/v1/cluster/replace-node-to-labels", nil, body)
 }
 

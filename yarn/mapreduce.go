@@ -166,6 +166,7 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 			switch t.State {
 			case "RUNNING":
 				j.RunningMaps = append(j.RunningMaps, float64(t.Progress)/100)
+				j.RunningMapsElapsed = append(j.RunningMapsElapsed, float64(t.ElapsedTime)/1000)
 			case "SUCCEEDED":
 				j.CompletedMaps = append(j.CompletedMaps, float64(t.ElapsedTime)/1000)
 			}

@@ -40,7 +40,8 @@ type ObserveOptions struct {
 	// partition's type mix.
 	ListingBudget int
 	// JobBudget bounds the AM requests of one observe with Jobs (two per
-	// job; default 400; negative: no bound). Jobs are read in priority
+	// job, three the first time: its conf, read once per job; default
+	// 400; negative: no bound). Jobs are read in priority
 	// order — apps with a completion goal (JobFirst), then apps never
 	// read, then the stalest reads; the others keep their last read while
 	// younger than JobMaxAge or go without one, as App.JobView says.
@@ -54,12 +55,20 @@ type ObserveOptions struct {
 	// JobFirst marks apps whose job is read before all others (nil: apps
 	// tagged deadline=...).
 	JobFirst func(cluster.App) bool
+	// NodeListingMaxAge bounds how long the last node listing is reused
+	// while the cluster metrics' node counts and totals are unchanged and
+	// no node labels were written (default 5 min; negative: always
+	// re-read). The listing is the biggest answer of a snapshot (issue
+	// 19); a reused one's per-node use is as of Snapshot.NodesReadAt.
+	NodeListingMaxAge time.Duration
 }
 
 // Observe reads one snapshot: nodes, partitions (computed from the nodes and
 // their labels, never from cluster metrics, which cover the default
 // partition only — YARN-11414), the queue tree, running apps and the
-// containers each holds per node. RM-level failures fail the observe;
+// containers each holds per node. The node listing is reused while the
+// cluster metrics say nothing changed (NodeListingMaxAge); partitions' use
+// then comes from the leaf queues. RM-level failures fail the observe;
 // per-app failures are listed in Snapshot.Errors.
 func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snapshot, error) {
 	if opts.Concurrency <= 0 {
@@ -73,10 +82,12 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		labelErr            error
 		confVersion         int64
 		confErr             error
+		nodes               nodeRead
+		queueUsage          bool
 	)
 	wg.Add(5)
-	go func() { defer wg.Done(); snap.Nodes, nodeErr = c.Nodes(ctx) }()
-	go func() { defer wg.Done(); snap.Queues, qErr = c.Queues(ctx) }()
+	go func() { defer wg.Done(); nodes, nodeErr = c.observeNodes(ctx, opts.Now, opts.NodeListingMaxAge) }()
+	go func() { defer wg.Done(); snap.Queues, queueUsage, qErr = c.queues(ctx) }()
 	go func() { defer wg.Done(); snap.Apps, aErr = c.Apps(ctx, "RUNNING") }()
 	go func() { defer wg.Done(); labels, labelErr = c.NodeLabels(ctx) }()
 	go func() { defer wg.Done(); confVersion, confErr = c.ConfVersion(ctx) }()
@@ -84,6 +95,15 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 	if err := errors.Join(nodeErr, qErr, aErr); err != nil {
 		return snap, fmt.Errorf("observe %s: %w", c.ActiveRM(), err)
 	}
+	if nodes.reused && !queueUsage {
+		// No per-partition use in the scheduler answer (before 3.x): only
+		// a fresh listing says what the partitions use.
+		c.InvalidateNodes()
+		if nodes, nodeErr = c.observeNodes(ctx, opts.Now, opts.NodeListingMaxAge); nodeErr != nil {
+			return snap, fmt.Errorf("observe %s: %w", c.ActiveRM(), nodeErr)
+		}
+	}
+	snap.Nodes = nodes.nodes
 	snap.RM = c.ActiveRM()
 	if snap.Time.IsZero() {
 		if t, ok := c.ServerTime(); ok {
@@ -92,10 +112,18 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 			snap.Time = time.Now().UTC()
 		}
 	}
+	snap.NodesReadAt = snap.Time
+	if nodes.reused {
+		snap.NodesReadAt, snap.NodesReused = nodes.readAt, true
+	}
+	c.cfg.Logger.Debug("node listing", "decision", nodes.why, "nodes", len(snap.Nodes), "read_at", snap.NodesReadAt)
 	if labelErr != nil {
 		snap.Errors = append(snap.Errors, cluster.LoadError{What: "node labels", Endpoint: "/ws/v1/cluster/get-node-labels", Err: labelErr.Error()})
 	}
 	snap.Partitions = partitions(snap.Nodes, labels)
+	if nodes.reused {
+		snap.Partitions = usedFromQueues(snap.Partitions, snap.Queues)
+	}
 	snap.ResolveAppQueues()
 	if confErr == nil {
 		snap.ConfVersion = confVersion
@@ -127,7 +155,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 			opts.JobBudget = DefaultJobBudget
 		}
 		chosen := make(map[int]bool)
-		for _, i := range c.jobs.planJobReads(snap.Apps, snap.Time, opts.JobMaxAge, opts.JobBudget, opts.JobFirst) {
+		for _, i := range c.jobs.planJobReads(snap.Apps, snap.Time, opts.JobMaxAge, opts.JobBudget, opts.JobFirst, c.confCached) {
 			chosen[i] = true
 		}
 		readJob = func(i int) bool { return chosen[i] }
@@ -167,10 +195,17 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 			}
 			if job {
 				j, err := c.RunningJob(ctx, *a)
+				var confErr error
 				if err == nil {
+					// The map size is in the job's conf, read once per
+					// job; a job without it is still a job.
+					j.ContainerSize, confErr = c.JobMapSize(ctx, *a, j.ID)
 					c.jobs.put(a, snap.Time, j)
 				}
 				mu.Lock()
+				if confErr != nil {
+					snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " job conf", Endpoint: "/proxy/" + a.ID + "/ws/v1/mapreduce/jobs/" + j.ID + "/conf", Err: confErr.Error()})
+				}
 				if err != nil {
 					snap.Errors = append(snap.Errors, cluster.LoadError{What: "app " + a.ID + " job", Endpoint: "/proxy/" + a.ID + "/ws/v1/mapreduce", Err: err.Error()})
 					c.jobs.keepOrEstimate(a, snap.Time, opts.JobMaxAge)
@@ -183,6 +218,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 	}
 	wg.Wait()
 	c.jobs.keep(snap.Apps)
+	c.confs.keep(snap.Apps)
 	if typeOf != nil {
 		c.placements.keepListed(snap.Apps)
 	} else {

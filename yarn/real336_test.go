@@ -30,6 +30,7 @@ const (
 func realRunningRM(t *testing.T, rp *replay) {
 	t.Helper()
 	rp.file(t, "/ws/v1/cluster/nodes", "running/rm_nodes")
+	rp.file(t, "/ws/v1/cluster/metrics", "running/rm_metrics")
 	rp.file(t, "/ws/v1/cluster/scheduler", "running/rm_scheduler")
 	rp.file(t, "/ws/v1/cluster/apps", "running/rm_apps_states_RUNNING")
 	rp.file(t, "/ws/v1/cluster/get-node-labels", "running/rm_get-node-labels")
@@ -41,6 +42,7 @@ func realRunningRM(t *testing.T, rp *replay) {
 		rp.file(t, "/ws/v1/cluster/apps/"+app+"/appattempts/"+attempt+"/containers", "running/rm_app_"+app+"_containers")
 		rp.file(t, "/proxy/"+app+"/ws/v1/mapreduce/jobs", "running/am_"+app+"_jobs")
 		rp.file(t, "/proxy/"+app+"/ws/v1/mapreduce/jobs/"+job+"/tasks", "running/am_"+app+"_tasks")
+		rp.file(t, "/proxy/"+app+"/ws/v1/mapreduce/jobs/"+job+"/conf", "running/am_"+app+"_conf")
 	}
 }
 
@@ -131,12 +133,28 @@ func TestReal336Observe(t *testing.T) {
 		if a.Job == nil || a.Job.MapsTotal != 12 || a.Job.MapsCompleted != 0 || a.Job.ReducesTotal != 1 || len(a.Job.RunningMaps) != 6 {
 			t.Errorf("app %s job %+v", a.ID, a.Job)
 		}
+		// mapred-site's mapreduce.map.memory.mb=512, vcores mapred-default's 1.
+		if a.Job != nil && a.Job.ContainerSize != (cluster.Resource{MemoryMB: 512, VCores: 1}) {
+			t.Errorf("app %s map size %+v, want 512 MB 1 vcore from its conf", a.ID, a.Job.ContainerSize)
+		}
 	}
 	// 0004's running maps: five at 66.7 %, one just started (0.0).
 	rm := append([]float64(nil), a4.Job.RunningMaps...)
 	sort.Float64s(rm)
 	if rm[0] != 0 || rm[5] != 0.667 {
 		t.Errorf("0004 running maps %v", rm)
+	}
+	// Each running map's elapsedTime rides beside its progress: the one
+	// at 0.0 has run 27,592 ms (no progress reported yet), the others
+	// 27.5-27.7 s.
+	if e := a4.Job.RunningMapsElapsed; len(e) != len(a4.Job.RunningMaps) {
+		t.Errorf("0004 running maps' elapsed %v for progress %v", e, a4.Job.RunningMaps)
+	} else {
+		for i, p := range a4.Job.RunningMaps {
+			if (p == 0 && e[i] != 27.592) || e[i] < 27.5 || e[i] > 27.7 {
+				t.Errorf("0004 running map %d: progress %v elapsed %v s", i, p, e[i])
+			}
+		}
 	}
 	for _, app := range []string{realApp3, realApp4} {
 		if n := rp.count("GET /proxy/" + app + "/ws/v1/mapreduce/jobs"); n != 1 {

@@ -41,6 +41,7 @@ type queueJSON struct {
 			PartitionName string        `json:"partitionName"`
 			Used          *resourceJSON `json:"used"`
 			Pending       *resourceJSON `json:"pending"`
+			Reserved      *resourceJSON `json:"reserved"`
 		}] `json:"resourceUsagesByPartition"`
 	} `json:"resources"`
 }
@@ -55,18 +56,27 @@ type schedulerJSON struct {
 // Queues reads the Capacity Scheduler tree from /ws/v1/cluster/scheduler,
 // flattened, with per-partition capacities and usage.
 func (c *Client) Queues(ctx context.Context) ([]cluster.Queue, error) {
+	qs, _, err := c.queues(ctx)
+	return qs, err
+}
+
+// queues is Queues, also saying whether any leaf queue carried its use per
+// partition (resources.resourceUsagesByPartition, 3.x): without it a
+// partition's use can only come from the node listing.
+func (c *Client) queues(ctx context.Context) ([]cluster.Queue, bool, error) {
 	var body bodyDecoder[schedulerJSON]
 	if err := c.rmGet(ctx, "/ws/v1/cluster/scheduler", nil, &body); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	root := body.v.Scheduler.SchedulerInfo
 	if root == nil {
-		return nil, fmt.Errorf("GET /ws/v1/cluster/scheduler: no schedulerInfo")
+		return nil, false, fmt.Errorf("GET /ws/v1/cluster/scheduler: no schedulerInfo")
 	}
 	if root.Type != "" && root.Type != "capacityScheduler" {
-		return nil, fmt.Errorf("GET /ws/v1/cluster/scheduler: scheduler is %q; yarn-sidecar steers the Capacity Scheduler only", root.Type)
+		return nil, false, fmt.Errorf("GET /ws/v1/cluster/scheduler: scheduler is %q; yarn-sidecar steers the Capacity Scheduler only", root.Type)
 	}
 	var out []cluster.Queue
+	usage := false
 	var walk func(q *queueJSON, parent string)
 	walk = func(q *queueJSON, parent string) {
 		path := q.QueuePath
@@ -91,9 +101,10 @@ func (c *Client) Queues(ctx context.Context) ([]cluster.Queue, error) {
 			}
 		}
 		if q.Resources != nil {
+			usage = usage || (len(q.Resources.ByPartition) > 0 && (q.Queues == nil || len(q.Queues.Queue) == 0))
 			for _, p := range q.Resources.ByPartition {
 				pc := cq.ByPartition[p.PartitionName]
-				pc.Used, pc.Pending = p.Used.resource(), p.Pending.resource()
+				pc.Used, pc.Pending, pc.Reserved = p.Used.resource(), p.Pending.resource(), p.Reserved.resource()
 				cq.ByPartition[p.PartitionName] = pc
 			}
 		}
@@ -112,5 +123,5 @@ func (c *Client) Queues(ctx context.Context) ([]cluster.Queue, error) {
 		}
 	}
 	walk(root, "")
-	return out, nil
+	return out, usage, nil
 }

@@ -43,7 +43,11 @@ type Daemon struct {
 	// Layouter and LabelAPI serve `labels plan|apply` whatever the config.
 	Layouter *sidecar.LabelLayouter
 	LabelAPI sidecar.NodeLabelAPI
-	closers  []func() error
+	// OnLeading runs when this sidecar wins the HA lease, before its first
+	// cycle as leader: it re-learns the preemption shields from the audit
+	// log (an audit log on shared storage holds the previous leader's).
+	OnLeading func() error
+	closers   []func() error
 }
 
 // Close releases the store and the audit log.
@@ -98,6 +102,13 @@ func (f *daemonFlags) build() (*Daemon, error) {
 	if err := reconcileAtStart(cfg.AuditLog, deps.ConfAPI, cfg.Timeout, log); err != nil {
 		deps.Close()
 		return nil, err
+	}
+	if err := recoverShields(cfg.AuditLog, deps.ConfAPI, deps.Preemption, cfg.Timeout, log); err != nil {
+		deps.Close()
+		return nil, err
+	}
+	d.OnLeading = func() error {
+		return recoverShields(cfg.AuditLog, deps.ConfAPI, deps.Preemption, cfg.Timeout, log)
 	}
 	audit, err := sidecar.OpenAuditLog(cfg.AuditLog)
 	if err != nil {

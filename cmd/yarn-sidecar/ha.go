@@ -82,9 +82,20 @@ func runHA(ctx context.Context, d *Daemon, reg prometheus.Registerer) error {
 	defer func() { <-c.Stop().Done() }()
 	t := time.NewTicker(cfg.Interval)
 	defer t.Stop()
+	wasLeader := false
 	for {
 		d.Loop.Mode = sidecar.ModeDryRun
-		if el.IsLeader() {
+		leading := el.IsLeader()
+		if leading && !wasLeader && d.OnLeading != nil {
+			// A new leader first re-learns what it owns in YARN; if it
+			// cannot, it runs this cycle as a dry run and tries again.
+			if err := d.OnLeading(); err != nil {
+				log.Warn("taking over as leader: re-reading the audit log failed; this cycle is a dry run", "error", err)
+				leading = false
+			}
+		}
+		wasLeader = leading
+		if leading {
 			d.Loop.Mode = cfg.Mode
 		}
 		if _, err := d.Loop.Once(ctx); err != nil {

@@ -30,3 +30,26 @@ func reconcileAtStart(auditPath string, rm sidecar.ConfReader, timeout time.Dura
 	}
 	return fmt.Errorf("restart reconciliation against the audit log %s: %w", auditPath, err)
 }
+
+// recoverShields gives the preemption guard back the shields
+// (disable_preemption=true) a predecessor set, from the audit log, so they
+// are lifted when their reason ends instead of staying in YARN as if the
+// admin had set them. After reconcileAtStart: an interrupted apply is
+// recorded by then. An unreadable log or RM stops the start, as
+// reconciliation does.
+func recoverShields(auditPath string, rm sidecar.ConfReader, g *sidecar.PreemptionGuard, timeout time.Duration, log hclog.Logger) error {
+	if g == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	paths, err := sidecar.RecoverShields(ctx, auditPath, rm)
+	if err != nil {
+		return err
+	}
+	if len(paths) > 0 {
+		log.Info("preemption shields set by an earlier run, from the audit log", "queues", paths)
+	}
+	g.AdoptShields(paths)
+	return nil
+}

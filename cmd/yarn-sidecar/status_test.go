@@ -17,6 +17,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/report"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
 // runStatusCLI runs the root command with args and returns its stdout.
@@ -180,5 +181,64 @@ func TestStatusFromDaemon(t *testing.T) {
 	}
 	if strings.Contains(out, "ΣPS") {
 		t.Errorf("status of an idle cluster prints a ΣPS:\n%s", out)
+	}
+}
+
+// TestStatusListsRecoveredShield: an earlier run set disable_preemption on
+// root.crypto (audit log + live conf); a new process re-learns it from the
+// audit log at start and `status` lists it, in the table and in JSON.
+func TestStatusListsRecoveredShield(t *testing.T) {
+	cfg, url := statusCluster(t)
+	const key = "yarn.scheduler.capacity.root.crypto.disable_preemption"
+	c, err := yarn.New(yarn.Config{RMAddresses: []string{url}, User: "yarn-sidecar"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	before, err := c.SchedulerConf(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := confVersion(t, url)
+	after := before.Clone()
+	after[key] = "true"
+	if err := c.UpdateConf(ctx, schedconf.Diff(before, after)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var auditPath string
+	for _, l := range strings.Split(string(b), "\n") {
+		if p, ok := strings.CutPrefix(l, "audit_log: "); ok {
+			auditPath = p
+		}
+	}
+	log, err := sidecar.OpenAuditLog(auditPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Append(sidecar.AuditEntry{Cycle: 3, Mode: sidecar.ModeApply, VersionBefore: from, VersionAfter: confVersion(t, url),
+		Before: map[string]string{key: ""}, After: map[string]string{key: "true"}, Result: sidecar.ResultApplied}); err != nil {
+		t.Fatal(err)
+	}
+	log.Close()
+
+	out := runStatusCLI(t, "status", "--config", cfg, "--log-level", "error")
+	if !strings.Contains(out, "preemption shield: the sidecar set disable_preemption=true on root.crypto ") {
+		t.Errorf("status does not list the recovered shield:\n%s", out)
+	}
+	var doc struct {
+		Header struct {
+			Shielded []string `json:"shieldedQueues"`
+		} `json:"header"`
+	}
+	js := runStatusCLI(t, "status", "--config", cfg, "-o", "json", "--log-level", "error")
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Header.Shielded) != 1 || doc.Header.Shielded[0] != "root.crypto" {
+		t.Errorf("status JSON shieldedQueues = %v, want [root.crypto]", doc.Header.Shielded)
 	}
 }

@@ -32,7 +32,10 @@ type deps struct {
 	Layouter *sidecar.LabelLayouter
 	// BlockMaps reads running jobs' HDFS block maps (nil when hdfs is off).
 	BlockMaps *sidecar.BlockMaps
-	hdfs      io.Closer
+	// Preemption is the decider's preemption guard (its shields are
+	// re-learnt from the audit log at start).
+	Preemption *sidecar.PreemptionGuard
+	hdfs       io.Closer
 }
 
 func (d *deps) Close() error {
@@ -123,7 +126,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	classifier := classifierFrom(cfg)
 	key := calibrate.ClassKey(cfg.JobClass.By)
 	api := sidecar.YARN{Client: client, Jobs: true, RMClock: true, NodeType: classifier.TypeOf, ListingBudget: cfg.ListingBudget,
-		JobBudget: cfg.JobBudget, JobFirst: sidecar.HasGoal(key.ClassOf, cfg.Deadlines.SLO)}
+		JobBudget: cfg.JobBudget, JobFirst: sidecar.HasGoal(key.ClassOf, cfg.Deadlines.SLO), NodeListingMaxAge: cfg.NodeListingMaxAge.Duration()}
 	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key,
 		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery}
 	if err := learner.Refresh(); err != nil {
@@ -138,14 +141,14 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	// The admin's capacities as first seen, next to the history; shared by
 	// the decider (bands) and the label step (partitions it creates).
 	firstSeen := &sidecar.FirstSeen{Path: cfg.Store + ".first-seen.json"}
-	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store,
+	// The preemption step bounds the work a plan makes the RM's preemption kill.
+	guard := &sidecar.PreemptionGuard{Config: cfg.Preemption, YarnSite: hadoopYarnSite(cfg, log), ClassKey: key, Models: learner.Models, Slot: slot}
+	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store, Preemption: guard,
 		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Slot: slot, Config: cfg.Labels, FirstSeen: firstSeen},
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Slot: slot,
 			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset,
-			Guarantees: cfg.Bands(), RMVersion: rmVersion(client, log), FirstSeen: firstSeen,
-			// The preemption step bounds the work a plan makes the RM's preemption kill.
-			Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, YarnSite: hadoopYarnSite(cfg, log), ClassKey: key, Models: learner.Models, Slot: slot}},
+			Guarantees: cfg.Bands(), RMVersion: rmVersion(client, log), FirstSeen: firstSeen, Preemption: guard},
 		Rules: func(snap cluster.Snapshot) sidecar.SafetyRules {
 			floor := sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)
 			if cfg.Safety.KeepBusyQueues {

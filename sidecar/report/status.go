@@ -33,15 +33,29 @@ type Header struct {
 	MinPS       *float64  `json:"minPS,omitempty"`
 	BoundPS     *float64  `json:"boundPS,omitempty"`
 	LastRunning time.Time `json:"lastRunning,omitempty"`
-	LostWork    *float64  `json:"lostWorkSeconds,omitempty"`
-	Warnings    []string  `json:"warnings"`
+	// NodesReadAt is when the node listing the cycle used was read
+	// (earlier than Time when reused); absent when not known.
+	NodesReadAt *time.Time `json:"nodesReadAt,omitempty"`
+	NodesReused bool       `json:"nodesReused,omitempty"`
+	LostWork    *float64   `json:"lostWorkSeconds,omitempty"`
+	Warnings    []string   `json:"warnings"`
+	// ShieldedQueues are the queues whose disable_preemption=true the
+	// sidecar set (its preemption shield) and YARN holds; [] when none.
+	ShieldedQueues []string `json:"shieldedQueues"`
 }
 
 // HeaderOf derives the header from a status.
 func HeaderOf(st sidecar.Status) Header {
 	h := Header{Time: st.Time, Cycle: st.Cycle, Mode: st.Mode, PreemptionEnabled: st.PreemptionEnabled, RM: st.RM,
 		RMVersion: st.RMVersion, ValidationPath: st.ValidationPath, Coverage: st.Coverage(), RunningJobs: len(st.Jobs),
-		LastRunning: st.LastRunning, LostWork: st.LostWorkSeconds, Warnings: []string{}}
+		LastRunning: st.LastRunning, LostWork: st.LostWorkSeconds, Warnings: []string{}, ShieldedQueues: []string{}}
+	if p := st.Preemption; p != nil {
+		h.ShieldedQueues = append(h.ShieldedQueues, p.Shielded...)
+	}
+	if !st.NodesReadAt.IsZero() {
+		t := st.NodesReadAt
+		h.NodesReadAt, h.NodesReused = &t, st.NodesReused
+	}
 	for _, j := range st.Jobs {
 		for _, n := range j.Containers {
 			h.Containers += n
@@ -175,6 +189,16 @@ func WriteStatus(w io.Writer, st sidecar.Status) error {
 	}
 	fmt.Fprintf(w, "cycle %d at %s · mode %s · preemption %s · RM %s (Hadoop %s) · validation %s\n", h.Cycle, h.Time.UTC().Format("2006-01-02 15:04:05Z"),
 		orUnknown(string(h.Mode)), onOff(h.PreemptionEnabled), orUnknown(h.RM), orUnknown(h.RMVersion), orUnknown(h.ValidationPath))
+	if r := h.NodesReadAt; r != nil {
+		if h.NodesReused {
+			fmt.Fprintf(w, "nodes: listing read at %s (%s before the cycle, reused: cluster metrics unchanged)\n", r.UTC().Format("15:04:05Z"), h.Time.Sub(*r).Round(time.Second))
+		} else {
+			fmt.Fprintln(w, "nodes: listing read this cycle")
+		}
+	}
+	if len(h.ShieldedQueues) > 0 {
+		fmt.Fprintf(w, "preemption shield: the sidecar set disable_preemption=true on %s (lifted when it kills nothing; see the audit log)\n", strings.Join(h.ShieldedQueues, ", "))
+	}
 	c := h.Coverage
 	fmt.Fprintf(w, "calibration: %d of %d rates known (%d classes × %d node types)\n", c.Known, c.Cells, c.Classes, c.NodeTypes)
 	if h.RunningJobs == 0 {

@@ -35,6 +35,9 @@ type Options struct {
 	// contains it (areas that split their rows into named groups, e.g.
 	// workloads: shift, fb, drift, polo, tight), for quick iteration.
 	Rows string
+	// NodeListingMaxAge is the observes' node-listing reuse bound
+	// (yarn.ObserveOptions; 0: its default, negative: re-read every time).
+	NodeListingMaxAge time.Duration
 }
 
 // Bench is one registered benchmark area.
@@ -53,9 +56,10 @@ func main() {
 	seeds := flag.Int("seeds", 10, "seeds for scenario comparisons")
 	quick := flag.Bool("quick", false, "smaller sizes (smoke run)")
 	rowsOnly := flag.String("rows", "", "run only the row groups whose name contains this (areas with named groups)")
+	nodeAge := flag.Duration("node-listing-max-age", 0, "observe's node-listing reuse bound (0: the default, negative: re-read every snapshot)")
 	flag.Parse()
 	sort.SliceStable(benches, func(i, j int) bool { return benches[i].Order < benches[j].Order })
-	opts := Options{Seeds: *seeds, Quick: *quick, Rows: *rowsOnly}
+	opts := Options{Seeds: *seeds, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge}
 
 	var rows []Row
 	failed := 0

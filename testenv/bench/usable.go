@@ -12,10 +12,12 @@ import "github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 // takes one map, so a ΣPS of 100% of the old bound cannot be reached by any
 // placement. The usable bound (progress.Shares.UsableBound) counts, per
 // node, the job's own task containers that fit beside the AMs; a job's task
-// size is measured from its allocation ((allocated − AM) / tasks), and a job
-// running no task yet falls back to the configured 2 GB slot (a stand-in
-// that makes the usable bound larger, not smaller). ΣPS is the same in both
-// rows. The old row stays as it was, so the goal is not moved.
+// size is its map request from the job's conf (mapreduce.map.memory.mb,
+// read once per job), else measured from its allocation ((allocated − AM)
+// / tasks), and only a job whose conf is unread and runs no task yet falls
+// back to the configured 2 GB slot (a stand-in that makes the usable bound
+// larger, not smaller). ΣPS is the same in both rows. The old row stays as
+// it was, so the goal is not moved.
 
 // usableShare is the time average of ΣPS / usable bound over the cycles in
 // which at least minJobs jobs ran (0 when no cycle had a usable bound).

@@ -20,8 +20,9 @@ import (
 //   - drift: how long after a class's speed changes the learned rate is
 //     within 10% of the new truth;
 //   - polo-a: Polo's Scenario A goals met, stock (equal shares) vs sidecar;
-//   - hetero-100-tight: goals met over feasible goals, stock vs sidecar, and
-//     the jobs without goals.
+//   - hetero-100-tight: goals met over feasible goals, stock vs sidecar,
+//     the jobs without goals, and the container-hours of the jobs with
+//     goals over their least work (sim.Scenario.MinWork).
 func init() {
 	register(Bench{Area: "workloads", Order: 55, Run: runWorkloads})
 }
@@ -280,13 +281,39 @@ func tightRows(o Options) ([]Row, error) {
 	ms, fs, as := count(side)
 	mt, ft, _ := count(stock)
 	n := len(seeds)
+	ws, wasteS := deadlineWork(side)
+	wt, wasteT := deadlineWork(stock)
 	return []Row{
 		{Area: "workloads", Name: fmt.Sprintf("%s (%d seeds): goals met over feasible goals, sidecar vs stock (%d of %d goals feasible)", name, n, fs, as),
 			Figure: fmt.Sprintf("%d/%d (%.0f%%)", ms, fs, 100*float64(ms)/float64(fs)), Baseline: fmt.Sprintf("%d/%d (%.0f%%)", mt, ft, 100*float64(mt)/float64(ft)),
 			Ratio: fmt.Sprintf("%+.0f pts", 100*(float64(ms)/float64(fs)-float64(mt)/float64(ft))), Goal: "≥98% (stock misses ≥20%)"},
 		{Area: "workloads", Name: fmt.Sprintf("%s (%d seeds): mean completion of jobs without goals, sidecar vs stock", name, n),
 			Figure: dur(noGoal(side)), Baseline: dur(noGoal(stock)), Ratio: fmt.Sprintf("%.2f×", noGoal(side)/noGoal(stock)), Goal: "≤1.05×"},
+		{Area: "workloads", Name: fmt.Sprintf("%s (%d seeds): container-hours of jobs with goals over their minimum (n·μ on the fastest node type), sidecar vs stock (killed attempts' share)", name, n),
+			Figure: fmt.Sprintf("%.2f× (%.1f%% killed)", ws, 100*wasteS), Baseline: fmt.Sprintf("%.2f× (%.1f%% killed)", wt, 100*wasteT),
+			Ratio: fmt.Sprintf("%.2f×", ws/wt), Goal: "≤1.10×"},
 	}, nil
+}
+
+// deadlineWork is the task container-seconds of the jobs with goals over
+// the least their tasks needed (sim.JobResult.MinTaskSeconds), summed over
+// the runs, and the killed attempts' share of what they used.
+func deadlineWork(rs []experiment.Result) (ratio, wasted float64) {
+	var used, waste, least float64
+	for _, r := range rs {
+		for _, j := range r.Jobs {
+			if j.Deadline == nil {
+				continue
+			}
+			used += j.TaskSeconds
+			waste += j.WastedSeconds
+			least += j.MinTaskSeconds
+		}
+	}
+	if least == 0 || used == 0 {
+		return 0, 0
+	}
+	return used / least, waste / used
 }
 
 // deadlineOf is a job's relative goal from its deadline=+D tag (0: none).

@@ -20,6 +20,12 @@ type JobResult struct {
 	Deadline                         *time.Time
 	Maps, Reduces                    int
 	State                            string
+	// TaskSeconds are the container-seconds of every task attempt,
+	// killed ones included; WastedSeconds those of the killed attempts
+	// (preempted, speculative losers, lost nodes); MinTaskSeconds the
+	// least the tasks needed (Scenario.MinWork). AM containers are not
+	// counted.
+	TaskSeconds, WastedSeconds, MinTaskSeconds float64
 }
 
 // Duration is the job's completion time from submission.
@@ -33,6 +39,12 @@ func (c *Cluster) Results() []JobResult {
 	for _, a := range c.apps {
 		r := JobResult{AppID: a.id, JobID: a.jobID, Name: a.name, Class: a.class, Queue: a.queue, Submit: a.submit,
 			Start: a.start, Finish: a.finish, Maps: len(a.maps), Reduces: len(a.reduces), State: a.state}
+		r.TaskSeconds, r.WastedSeconds = taskUse(a, c.now)
+		bytes := make([]int64, len(a.maps))
+		for i, t := range a.maps {
+			bytes[i] = t.bytes
+		}
+		r.MinTaskSeconds = c.sc.MinWork(a.class, bytes, len(a.reduces), a.submit.Sub(c.start))
 		for _, t := range a.tags {
 			if v, ok := strings.CutPrefix(t, "deadline="); ok {
 				if d, err := parseDeadline(v, a.submit); err == nil {

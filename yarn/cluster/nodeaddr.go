@@ -25,7 +25,8 @@ func hostOf(hostPort string) string {
 // (host:port, with or without a scheme). Only when no node has that exact
 // address does it fall back to the host name, and then only when one node
 // runs on that host: test clusters and MiniYARNCluster run several
-// NodeManagers per host, told apart by port alone.
+// NodeManagers per host, told apart by port alone. It scans nodes: for
+// many addresses, index them once (IndexNodeAddresses).
 func NodeForHTTPAddress(nodes []Node, addr string) (Node, bool) {
 	want := HTTPHostPort(addr)
 	if want == "" {
@@ -52,18 +53,75 @@ func NodeForHTTPAddress(nodes []Node, addr string) (Node, bool) {
 	return found, count == 1
 }
 
+// NodeAddresses indexes nodes by NodeManager web address and by host, so
+// that each of a job's attempts finds its node in O(1), not in a scan of
+// the cluster (issue 19: attempts × nodes per finished job in learn).
+type NodeAddresses struct {
+	nodes  []Node
+	byAddr map[string]int // host:port → the first node with that address
+	byHost map[string]int // host → its one node; -1 when several share it
+}
+
+// IndexNodeAddresses builds the index of nodes (kept, not copied).
+func IndexNodeAddresses(nodes []Node) *NodeAddresses {
+	x := &NodeAddresses{nodes: nodes, byAddr: make(map[string]int, len(nodes)), byHost: make(map[string]int, len(nodes))}
+	for i, n := range nodes {
+		if n.HTTPAddress != "" {
+			if a := HTTPHostPort(n.HTTPAddress); a != "" {
+				if _, dup := x.byAddr[a]; !dup {
+					x.byAddr[a] = i
+				}
+			}
+		}
+		h := strings.ToLower(n.Host)
+		if h == "" {
+			h = hostOf(strings.ToLower(n.ID))
+		}
+		if _, dup := x.byHost[h]; dup {
+			x.byHost[h] = -1
+		} else {
+			x.byHost[h] = i
+		}
+	}
+	return x
+}
+
+// Node is NodeForHTTPAddress on the indexed nodes.
+func (x *NodeAddresses) Node(addr string) (Node, bool) {
+	want := HTTPHostPort(addr)
+	if want == "" {
+		return Node{}, false
+	}
+	if i, ok := x.byAddr[want]; ok {
+		return x.nodes[i], true
+	}
+	if i, ok := x.byHost[hostOf(want)]; ok && i >= 0 {
+		return x.nodes[i], true
+	}
+	return Node{}, false
+}
+
 // WithAttemptNodes returns the app with each task attempt's NodeID set to
 // the node that ran it (NodeForHTTPAddress); attempts whose node cannot be
 // told keep the NodeID they had. The app's job and attempts are copied,
-// never changed in place.
+// never changed in place. For many apps, index the nodes once
+// (NodeAddresses.WithAttemptNodes).
 func WithAttemptNodes(a App, nodes []Node) App {
+	if a.Job == nil || len(a.Job.Attempts) == 0 {
+		return a
+	}
+	return IndexNodeAddresses(nodes).WithAttemptNodes(a)
+}
+
+// WithAttemptNodes is WithAttemptNodes on the indexed nodes.
+func (x *NodeAddresses) WithAttemptNodes(a App) App {
 	if a.Job == nil || len(a.Job.Attempts) == 0 {
 		return a
 	}
 	j := *a.Job
 	j.Attempts = append([]Attempt(nil), a.Job.Attempts...)
 	for i := range j.Attempts {
-		if n, ok := NodeForHTTPAddress(nodes, j.Attempts[i].NodeHTTPAddress); ok {
+		if n, ok := x.Node(j.Attempts[i].NodeHTTPAddress); ok {
 			j.Attempts[i].NodeID = n.ID
 		}
 	}

@@ -1,6 +1,7 @@
 package cluster_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -35,6 +36,35 @@ func TestNodeForHTTPAddress(t *testing.T) {
 		n, ok := cluster.NodeForHTTPAddress(sharedHost, tc.addr)
 		if ok != tc.wantOK || ok && n.ID != tc.want {
 			t.Errorf("%q: %s %v, want %s %v", tc.addr, n.ID, ok, tc.want, tc.wantOK)
+		}
+	}
+}
+
+// The index answers as the scan does: the first node with the address,
+// else the host's one node; duplicated addresses, shared hosts, nodes
+// without a web address or a host, and upper-case names included.
+func TestNodeAddressesAnswerAsTheScan(t *testing.T) {
+	nodes := append([]cluster.Node(nil), sharedHost...)
+	nodes = append(nodes,
+		cluster.Node{ID: "dup-a:1", Host: "dup", HTTPAddress: "Dup:8042"},
+		cluster.Node{ID: "dup-b:2", Host: "dup", HTTPAddress: "dup:8042"}, // same address: the first wins
+		cluster.Node{ID: "NoHost:45454", HTTPAddress: ""},                 // host from the id
+		cluster.Node{ID: "blank:1", Host: "", HTTPAddress: "http://blank:8042/"},
+	)
+	for i := range 40 {
+		nodes = append(nodes, cluster.Node{ID: fmt.Sprintf("n%02d:4545", i), Host: fmt.Sprintf("N%02d", i), HTTPAddress: fmt.Sprintf("n%02d:8042", i)})
+	}
+	x := cluster.IndexNodeAddresses(nodes)
+	addrs := []string{"", ":8042", "dup:8042", "DUP:8042", "dup:9", "nohost:8042", "nohost:1", "blank:8042", "blank:9", "localhost:8042",
+		"localhost:1", "http://cpunode:1/x", "nosuch:1"}
+	for i := range 45 {
+		addrs = append(addrs, fmt.Sprintf("n%02d:8042", i), fmt.Sprintf("http://N%02d:1", i))
+	}
+	for _, a := range addrs {
+		want, wantOK := cluster.NodeForHTTPAddress(nodes, a)
+		got, ok := x.Node(a)
+		if ok != wantOK || ok && got.ID != want.ID {
+			t.Errorf("%q: index %q %v, scan %q %v", a, got.ID, ok, want.ID, wantOK)
 		}
 	}
 }
@@ -100,5 +130,26 @@ func TestResolveAppQueues(t *testing.T) {
 	}
 	if e := snap.Errors[0].Err; e != `queue "etl" is the short name of several leaves [root.dev.etl root.prod.etl]; left unresolved` {
 		t.Errorf("ambiguous: %s", e)
+	}
+}
+
+// QueueIndex answers as Queue's scan: the first queue whose path or name
+// matches, a name shared by two leaves included.
+func TestQueueIndexAnswersAsQueue(t *testing.T) {
+	snap := cluster.Snapshot{Queues: []cluster.Queue{
+		{Path: "root", Name: "root"},
+		{Path: "root.dev", Name: "dev"},
+		{Path: "root.dev.etl", Name: "etl", Leaf: true},
+		{Path: "root.prod", Name: "prod"},
+		{Path: "root.prod.etl", Name: "etl", Leaf: true},
+		{Path: "etl", Name: "odd"}, // a path equal to an earlier name: the earlier wins
+	}}
+	queueOf := snap.QueueIndex()
+	for _, name := range []string{"root", "dev", "root.dev", "etl", "root.prod.etl", "odd", "prod", "nosuch", ""} {
+		want, wantOK := snap.Queue(name)
+		got, ok := queueOf(name)
+		if ok != wantOK || got.Path != want.Path {
+			t.Errorf("%q: index %q %v, scan %q %v", name, got.Path, ok, want.Path, wantOK)
+		}
 	}
 }

@@ -104,6 +104,10 @@ type QueueCapacity struct {
 	Weight              float64  `json:"weight"` // -1 unless weight mode
 	Used                Resource `json:"used"`
 	Pending             Resource `json:"pending"`
+	// Reserved is counted in Used: the Capacity Scheduler books a
+	// reservation against the queue (LeafQueue.apply allocates the
+	// allocated-or-reserved resource), not against the node.
+	Reserved Resource `json:"reserved"`
 }
 
 // Queue is one Capacity Scheduler queue.
@@ -277,6 +281,10 @@ type Job struct {
 	// RunningMaps is the progress (0..1) of each running map, from the
 	// AM's tasks (running jobs only).
 	RunningMaps []float64 `json:"runningMaps,omitempty"`
+	// RunningMapsElapsed are the seconds each running map has run (the
+	// AM's tasks' elapsedTime), in RunningMaps' order: with its progress,
+	// the task's own rate (STEAMEngine's linear extrapolation per task).
+	RunningMapsElapsed []float64 `json:"runningMapsElapsed,omitempty"`
 	// CompletedMaps are the seconds each finished map took, from the AM's
 	// tasks (running jobs only): the job's own speed, where its
 	// containers landed (online profiling, STEAMEngine).
@@ -333,10 +341,19 @@ type LoadError struct {
 // Snapshot is one consistent view of the cluster. Decision code takes it by
 // value and never mutates it or reads the clock: Time is "now".
 type Snapshot struct {
-	Time        time.Time   `json:"time"`
-	RM          string      `json:"rm"` // which RM answered (HA)
-	ConfVersion int64       `json:"schedulerConfVersion"`
-	Nodes       []Node      `json:"nodes"`
+	Time        time.Time `json:"time"`
+	RM          string    `json:"rm"` // which RM answered (HA)
+	ConfVersion int64     `json:"schedulerConfVersion"`
+	Nodes       []Node    `json:"nodes"`
+	// NodesReadAt is when Nodes were read from the RM: Time when read for
+	// this snapshot, earlier when the last listing was reused because the
+	// cluster metrics said nothing changed (issue 19). Each node's Used
+	// and NumContainers are as of then; Partitions' Used is current
+	// either way.
+	NodesReadAt time.Time `json:"nodesReadAt"`
+	// NodesReused is true when Nodes are the listing of an earlier
+	// snapshot (read at NodesReadAt), not read for this one.
+	NodesReused bool        `json:"nodesReused,omitempty"`
 	Partitions  []Partition `json:"partitions"`
 	Queues      []Queue     `json:"queues"`
 	Apps        []App       `json:"apps"`
@@ -351,6 +368,34 @@ func (s *Snapshot) Queue(name string) (Queue, bool) {
 		}
 	}
 	return Queue{}, false
+}
+
+// QueueIndex answers Queue from an index built once: for lookups per
+// queue (a scan each is queues²; 200 queues at scale-10k). It reflects
+// the queues as they were when built.
+func (s *Snapshot) QueueIndex() func(name string) (Queue, bool) {
+	byPath := make(map[string]int, len(s.Queues))
+	byName := make(map[string]int, len(s.Queues))
+	for i, q := range s.Queues {
+		if _, ok := byPath[q.Path]; !ok {
+			byPath[q.Path] = i
+		}
+		if _, ok := byName[q.Name]; !ok {
+			byName[q.Name] = i
+		}
+	}
+	queues := s.Queues
+	return func(name string) (Queue, bool) {
+		// Queue's answer: the first queue whose path or name matches.
+		i, ok := byPath[name]
+		if j, okName := byName[name]; okName && (!ok || j < i) {
+			i, ok = j, true
+		}
+		if !ok {
+			return Queue{}, false
+		}
+		return queues[i], true
+	}
 }
 
 // LeafQueues returns the leaf queues sorted by path.

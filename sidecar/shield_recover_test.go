@@ -1,0 +1,173 @@
+package sidecar
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// TestShieldsFromAudit: which shields the audit log says are ours.
+func TestShieldsFromAudit(t *testing.T) {
+	const ka = "yarn.scheduler.capacity.root.a.disable_preemption"
+	const kb = "yarn.scheduler.capacity.root.b.disable_preemption"
+	const kc = "yarn.scheduler.capacity.root.a.capacity"
+	set := func(k string, r Result) AuditEntry {
+		return AuditEntry{Mode: ModeApply, Before: map[string]string{k: ""}, After: map[string]string{k: "true"}, Result: r}
+	}
+	lift := AuditEntry{Mode: ModeApply, Before: map[string]string{ka: "true"}, After: map[string]string{ka: ""}, Result: ResultApplied}
+	both := schedconf.Conf{ka: "true", kb: "true"}
+	for _, tc := range []struct {
+		name    string
+		entries []AuditEntry
+		live    schedconf.Conf
+		want    []string
+	}{
+		{"applied, still true: ours", []AuditEntry{set(ka, ResultApplied)}, both, []string{"root.a"}},
+		{"applied with a capacity change in the same PUT", []AuditEntry{{Mode: ModeApply, Before: map[string]string{ka: "false", kc: "50"}, After: map[string]string{ka: "true", kc: "60"}, Result: ResultApplied}}, both, []string{"root.a"}},
+		{"rolled back: never landed", []AuditEntry{set(ka, ResultRolledBack)}, both, nil},
+		{"failed: not counted", []AuditEntry{set(ka, ResultFailed)}, both, nil},
+		{"dry-run: never written", []AuditEntry{{Mode: ModeDryRun, Before: map[string]string{ka: ""}, After: map[string]string{ka: "true"}, Result: ResultDryRun}}, both, nil},
+		{"interrupted apply recovered at restart: ours", []AuditEntry{set(kb, ResultRecovered)}, both, []string{"root.b"}},
+		{"interrupted apply not applied: nothing recorded as changed", []AuditEntry{{Mode: ModeApply, Result: ResultNotApplied}}, both, nil},
+		{"set then lifted: not ours", []AuditEntry{set(ka, ResultApplied), lift}, both, nil},
+		{"set, lifted, set again: ours", []AuditEntry{set(ka, ResultApplied), lift, set(ka, ResultApplied)}, both, []string{"root.a"}},
+		{"admin changed it since (live false)", []AuditEntry{set(ka, ResultApplied)}, schedconf.Conf{ka: "false"}, nil},
+		{"admin removed it since (live unset)", []AuditEntry{set(ka, ResultApplied)}, schedconf.Conf{}, nil},
+		{"admin changed it (recorded at restart) then set it true again: the admin's",
+			[]AuditEntry{set(ka, ResultApplied), {Mode: ModeApply, Before: map[string]string{ka: "true"}, After: map[string]string{ka: "false"}, Result: ResultChangedOutside}}, both, nil},
+		{"changed-outside record that still reads true keeps it ours",
+			[]AuditEntry{set(ka, ResultApplied), {Mode: ModeApply, Before: map[string]string{ka: "true"}, After: map[string]string{ka: "true"}, Result: ResultChangedOutside}}, both, []string{"root.a"}},
+		{"admin set it before us (true → true): not ours", []AuditEntry{{Mode: ModeApply, Before: map[string]string{ka: "true"}, After: map[string]string{ka: "true"}, Result: ResultApplied}}, both, nil},
+		{"admin's true, no record of ours", []AuditEntry{{Mode: ModeApply, Before: map[string]string{kc: "50"}, After: map[string]string{kc: "60"}, Result: ResultApplied}}, both, nil},
+		{"two queues, sorted", []AuditEntry{set(kb, ResultApplied), set(ka, ResultApplied)}, both, []string{"root.a", "root.b"}},
+	} {
+		if got := ShieldsFromAudit(tc.entries, tc.live); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A sidecar sets a shield through the applier (audit log written), is
+// restarted — a new guard, nothing in memory, the same audit log — and
+// lifts the shield once a is back home and holds no more than the RM
+// leaves alone. A restarted sidecar without recovery would leave it.
+// With shield_steered_queues off, the recovered shield is lifted even
+// while a is still steered, but only once lifting kills nothing.
+func TestShieldSurvivesRestart(t *testing.T) {
+	const key = "yarn.scheduler.capacity.root.a.disable_preemption"
+	live := schedconf.Conf{
+		"yarn.scheduler.capacity.root.queues":                                "a,b",
+		"yarn.scheduler.capacity.root.accessible-node-labels":                "*",
+		"yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity":   "100",
+		"yarn.scheduler.capacity.root.a.capacity":                            "50",
+		"yarn.scheduler.capacity.root.b.capacity":                            "50",
+		"yarn.scheduler.capacity.root.a.accessible-node-labels":              "gpu",
+		"yarn.scheduler.capacity.root.b.accessible-node-labels":              "gpu",
+		"yarn.scheduler.capacity.root.a.accessible-node-labels.gpu.capacity": "50",
+		"yarn.scheduler.capacity.root.b.accessible-node-labels.gpu.capacity": "50",
+	}
+	gpu, home := "gpu", ""
+	snap := func(usedGPU int64) cluster.Snapshot {
+		return cluster.Snapshot{
+			Partitions: []cluster.Partition{{Name: "", Total: cluster.Resource{MemoryMB: 100_000}}, {Name: "gpu", Total: cluster.Resource{MemoryMB: 100_000}}},
+			Queues: []cluster.Queue{{Path: "root.a", Name: "a", Leaf: true, ByPartition: map[string]cluster.QueueCapacity{"gpu": {Used: cluster.Resource{MemoryMB: usedGPU}}}},
+				{Path: "root.b", Name: "b", Leaf: true}},
+			Apps: []cluster.App{{ID: "app_a", Queue: "root.a", State: cluster.AppRunning, Tags: []string{"jobclass=x"}}}}
+	}
+	// cycle runs the shield step on the RM's live conf and applies the plan.
+	cycle := func(t *testing.T, g *PreemptionGuard, rm *fakeRM, a *Applier, sn cluster.Snapshot, to *string) *PreemptionStatus {
+		t.Helper()
+		cur := rm.conf.Clone()
+		ps := &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second}}
+		s := &decideState{Snap: sn, Live: cur, Tree: mustTree(t, cur), ClassOf: calibrate.ClassKey("tag").ClassOf, Preemption: ps,
+			Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: to}}}
+		if err := (preemptionShieldStep{Guard: g}).Run(s); err != nil {
+			t.Fatal(err)
+		}
+		p := planFor(t, rm, s.Targets)
+		if !p.Empty() {
+			if out, err := a.Apply(context.Background(), p); err != nil || out.Result != ResultApplied {
+				t.Fatalf("apply: %s %v", out.Result, err)
+			}
+		}
+		return ps
+	}
+	restart := func(t *testing.T, rm *fakeRM, auditPath string, cfg PreemptionConfig) *PreemptionGuard {
+		t.Helper()
+		g := &PreemptionGuard{Models: mapModel(30), ClassKey: "tag", Config: cfg}
+		paths, err := RecoverShields(context.Background(), auditPath, rm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.AdoptShields(paths)
+		return g
+	}
+	setUp := func(t *testing.T) (*fakeRM, *Applier, string) {
+		rm := &fakeRM{conf: live.Clone(), version: 1}
+		a, auditPath := newApplier(t, rm)
+		first := &PreemptionGuard{Models: mapModel(30), ClassKey: "tag"}
+		cycle(t, first, rm, a, snap(80_000), &gpu)
+		if rm.conf[key] != "true" {
+			t.Fatalf("first run: shield not written (live %q)", rm.conf[key])
+		}
+		if ps := cycle(t, first, rm, a, snap(80_000), &gpu); !reflect.DeepEqual(ps.Shielded, []string{"root.a"}) {
+			t.Fatalf("status: shielded %v, want [root.a]", ps.Shielded)
+		}
+		return rm, a, auditPath
+	}
+
+	t.Run("without recovery the shield is left behind", func(t *testing.T) {
+		rm, a, _ := setUp(t)
+		g := &PreemptionGuard{Models: mapModel(30), ClassKey: "tag"}
+		cycle(t, g, rm, a, snap(0), &home)
+		if rm.conf[key] != "true" {
+			t.Fatalf("a guard that knows nothing lifted a shield it cannot tell from the admin's")
+		}
+	})
+	t.Run("recovered: kept while exposed, lifted when it kills nothing", func(t *testing.T) {
+		rm, a, auditPath := setUp(t)
+		g := restart(t, rm, auditPath, PreemptionConfig{})
+		if ps := cycle(t, g, rm, a, snap(80_000), &home); rm.conf[key] != "true" || !reflect.DeepEqual(ps.Shielded, []string{"root.a"}) {
+			t.Fatalf("back home but 80 GB on gpu (> 55 GB): want kept and listed, live %q, shielded %v", rm.conf[key], ps.Shielded)
+		}
+		cycle(t, g, rm, a, snap(50_000), &home)
+		if _, ok := rm.conf[key]; ok {
+			t.Fatalf("back home, 50 GB on gpu: want the recovered shield lifted, live %q", rm.conf[key])
+		}
+		// The lift is in the audit log: a further restart owns nothing.
+		if g2 := restart(t, rm, auditPath, PreemptionConfig{}); len(g2.shielded) != 0 {
+			t.Fatalf("after the lift a restart recovers %v", g2.shielded)
+		}
+	})
+	t.Run("switched off: recovered shield lifted though still steered", func(t *testing.T) {
+		rm, a, auditPath := setUp(t)
+		off := false
+		g := restart(t, rm, auditPath, PreemptionConfig{ShieldSteeredQueues: &off})
+		cycle(t, g, rm, a, snap(80_000), &gpu)
+		if rm.conf[key] != "true" {
+			t.Fatalf("off but exposed: lifting would kill; want kept")
+		}
+		cycle(t, g, rm, a, snap(50_000), &gpu)
+		if _, ok := rm.conf[key]; ok {
+			t.Fatalf("off and not exposed: want lifted, live %q", rm.conf[key])
+		}
+		cycle(t, g, rm, a, snap(0), &gpu)
+		if _, ok := rm.conf[key]; ok {
+			t.Fatalf("off: a shield was set again")
+		}
+	})
+	t.Run("admin changed it after our restart: not ours", func(t *testing.T) {
+		rm, a, auditPath := setUp(t)
+		rm.conf[key] = "false"
+		g := restart(t, rm, auditPath, PreemptionConfig{})
+		if len(g.shielded) != 0 {
+			t.Fatalf("admin's false: want nothing recovered, got %v", g.shielded)
+		}
+		_ = a
+	})
+}

@@ -1,0 +1,123 @@
+package sidecar
+
+import (
+	"testing"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// TestShieldWant: when the shield goes on, comes off, or is left alone.
+func TestShieldWant(t *testing.T) {
+	on, off := true, false
+	for _, tc := range []struct {
+		name string
+		c    shieldCase
+		want *bool
+	}{
+		{"steered into gpu, owners there, 30 s maps ≤ 60 s: shield", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60}, &on},
+		{"already shielded: no write", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60, LiveDisabled: true, Ours: true}, nil},
+		{"maps of 90 s > 60 s: the owners would wait too long; no shield", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 90, MaxTask: 60}, nil},
+		{"a running class without a model: no shield", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60, Unmodelled: true}, nil},
+		{"nobody else has a guarantee there: nothing to preempt for", shieldCase{SteeredTo: "gpu", LongestTask: 30, MaxTask: 60}, nil},
+		{"not steered (default partition): no shield", shieldCase{Owners: true, LongestTask: 30, MaxTask: 60}, nil},
+		{"no longer steered, ours, not exposed: lifted", shieldCase{Owners: true, MaxTask: 60, LiveDisabled: true, Ours: true}, &off},
+		{"no longer steered but still above guarantee × 1.1 there: kept (lifting would kill)", shieldCase{MaxTask: 60, LiveDisabled: true, Ours: true, Exposed: true}, nil},
+		{"maps grew too long while shielded, not exposed: lifted", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 90, MaxTask: 60, LiveDisabled: true, Ours: true}, &off},
+		{"the admin's disable_preemption is never lifted", shieldCase{MaxTask: 60, LiveDisabled: true}, nil},
+		{"switched off: no shield though eligible", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60, Off: true}, nil},
+		{"switched off, ours, still steered, not exposed: lifted", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60, LiveDisabled: true, Ours: true, Off: true}, &off},
+		{"switched off, ours, exposed: kept (lifting would kill)", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60, LiveDisabled: true, Ours: true, Exposed: true, Off: true}, nil},
+		{"switched off, the admin's: never lifted", shieldCase{LiveDisabled: true, Off: true}, nil},
+	} {
+		got := shieldWant(tc.c)
+		if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, fmtBoolp(got), fmtBoolp(tc.want))
+		}
+	}
+}
+
+func fmtBoolp(b *bool) string {
+	if b == nil {
+		return "nil"
+	}
+	if *b {
+		return "true"
+	}
+	return "false"
+}
+
+// The step on a gpu partition shared by a and b: a's jobs are steered
+// there and run 30 s maps; the shield goes on in the safe default only,
+// BuildPlan writes it, and it comes off once a is back home and holds
+// nothing there.
+func TestPreemptionShieldStep(t *testing.T) {
+	live := schedconf.Conf{
+		"yarn.scheduler.capacity.root.queues":                                "a,b",
+		"yarn.scheduler.capacity.root.accessible-node-labels":                "*",
+		"yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity":   "100",
+		"yarn.scheduler.capacity.root.a.capacity":                            "50",
+		"yarn.scheduler.capacity.root.b.capacity":                            "50",
+		"yarn.scheduler.capacity.root.a.accessible-node-labels":              "gpu",
+		"yarn.scheduler.capacity.root.b.accessible-node-labels":              "gpu",
+		"yarn.scheduler.capacity.root.a.accessible-node-labels.gpu.capacity": "50",
+		"yarn.scheduler.capacity.root.b.accessible-node-labels.gpu.capacity": "50",
+	}
+	gpu, home := "gpu", ""
+	snap := func(usedGPU int64) cluster.Snapshot {
+		return cluster.Snapshot{
+			Partitions: []cluster.Partition{{Name: "", Total: cluster.Resource{MemoryMB: 100_000}}, {Name: "gpu", Total: cluster.Resource{MemoryMB: 100_000}}},
+			Queues: []cluster.Queue{{Path: "root.a", Name: "a", Leaf: true, ByPartition: map[string]cluster.QueueCapacity{"gpu": {Used: cluster.Resource{MemoryMB: usedGPU}}}},
+				{Path: "root.b", Name: "b", Leaf: true}},
+			Apps: []cluster.App{{ID: "app_a", Queue: "root.a", State: cluster.AppRunning, Tags: []string{"jobclass=x"}}}}
+	}
+	run := func(g *PreemptionGuard, live schedconf.Conf, sn cluster.Snapshot, to *string) (*QueueTarget, *Plan) {
+		t.Helper()
+		s := &decideState{Snap: sn, Live: live, Tree: mustTree(t, live), ClassOf: calibrate.ClassKey("tag").ClassOf,
+			Preemption: &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second}},
+			Targets:    map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: to}}}
+		if err := (preemptionShieldStep{Guard: g}).Run(s); err != nil {
+			t.Fatal(err)
+		}
+		tg := s.Targets["root.a"]
+		p, err := BuildPlan(time.Time{}, live, 0, s.Targets, SafetyRules{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &tg, p
+	}
+	g := &PreemptionGuard{Models: mapModel(30), ClassKey: "tag"}
+	tg, p := run(g, live, snap(80_000), &gpu)
+	if tg.DisablePreemption == nil || !*tg.DisablePreemption || p.Desired["yarn.scheduler.capacity.root.a.disable_preemption"] != "true" {
+		t.Fatalf("steered with 30 s maps: want the shield written, got %v / %q", fmtBoolp(tg.DisablePreemption), p.Desired["yarn.scheduler.capacity.root.a.disable_preemption"])
+	}
+	shielded := schedconf.Conf{}
+	for k, v := range live {
+		shielded[k] = v
+	}
+	shielded["yarn.scheduler.capacity.root.a.disable_preemption"] = "true"
+	// Back home but holding 80 GB of gpu (> 50 GB × 1.1): kept.
+	if tg, _ := run(g, shielded, snap(80_000), &home); tg.DisablePreemption != nil {
+		t.Fatalf("exposed: want the shield kept, got %v", fmtBoolp(tg.DisablePreemption))
+	}
+	// Holding 50 GB (≤ 55 GB): lifted, the property removed.
+	tg, p = run(g, shielded, snap(50_000), &home)
+	if tg.DisablePreemption == nil || *tg.DisablePreemption {
+		t.Fatalf("not exposed: want the shield lifted, got %v", fmtBoolp(tg.DisablePreemption))
+	}
+	if _, ok := p.Desired["yarn.scheduler.capacity.root.a.disable_preemption"]; ok {
+		t.Fatalf("lifted shield still in the desired conf")
+	}
+	// Preemption on purpose: no shield.
+	gp := &PreemptionGuard{Models: mapModel(30), ClassKey: "tag", Config: PreemptionConfig{OnPurpose: true}}
+	if tg, _ := run(gp, live, snap(80_000), &gpu); tg.DisablePreemption != nil {
+		t.Fatalf("on purpose: want no shield")
+	}
+	// An admin's shield (not ours) is never lifted.
+	g2 := &PreemptionGuard{Models: mapModel(30), ClassKey: "tag"}
+	if tg, _ := run(g2, shielded, snap(0), &home); tg.DisablePreemption != nil {
+		t.Fatalf("admin's disable_preemption lifted")
+	}
+}
