@@ -60,25 +60,8 @@ func TestShieldsFromAudit(t *testing.T) {
 // while a is still steered, but only once lifting kills nothing.
 func TestShieldSurvivesRestart(t *testing.T) {
 	const key = "yarn.scheduler.capacity.root.a.disable_preemption"
-	live := schedconf.Conf{
-		"yarn.scheduler.capacity.root.queues":                                "a,b",
-		"yarn.scheduler.capacity.root.accessible-node-labels":                "*",
-		"yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity":   "100",
-		"yarn.scheduler.capacity.root.a.capacity":                            "50",
-		"yarn.scheduler.capacity.root.b.capacity":                            "50",
-		"yarn.scheduler.capacity.root.a.accessible-node-labels":              "gpu",
-		"yarn.scheduler.capacity.root.b.accessible-node-labels":              "gpu",
-		"yarn.scheduler.capacity.root.a.accessible-node-labels.gpu.capacity": "50",
-		"yarn.scheduler.capacity.root.b.accessible-node-labels.gpu.capacity": "50",
-	}
+	live, snap := shieldFixture()
 	gpu, home := "gpu", ""
-	snap := func(usedGPU int64) cluster.Snapshot {
-		return cluster.Snapshot{
-			Partitions: []cluster.Partition{{Name: "", Total: cluster.Resource{MemoryMB: 100_000}}, {Name: "gpu", Total: cluster.Resource{MemoryMB: 100_000}}},
-			Queues: []cluster.Queue{{Path: "root.a", Name: "a", Leaf: true, ByPartition: map[string]cluster.QueueCapacity{"gpu": {Used: cluster.Resource{MemoryMB: usedGPU}}}},
-				{Path: "root.b", Name: "b", Leaf: true}},
-			Apps: []cluster.App{{ID: "app_a", Queue: "root.a", State: cluster.AppRunning, Tags: []string{"jobclass=x"}}}}
-	}
 	// cycle runs the shield step on the RM's live conf and applies the plan.
 	cycle := func(t *testing.T, g *PreemptionGuard, rm *fakeRM, a *Applier, sn cluster.Snapshot, to *string) *PreemptionStatus {
 		t.Helper()

@@ -106,25 +106,17 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 	// (polo-a: J5's queue was cut to 6.8% while idle, 20% promised, so
 	// J5 arrived to 8 containers).
 	byPart := map[string]map[string]float64{}
-	for q, n := range idle {
-		p := home[q]
-		if totals[p] <= 0 || n <= 0 {
-			continue
+	for _, containers := range []map[string]int{idle, held} {
+		for q, n := range containers {
+			p := home[q]
+			if totals[p] <= 0 || n <= 0 {
+				continue
+			}
+			if byPart[p] == nil {
+				byPart[p] = map[string]float64{}
+			}
+			byPart[p][q] = 100 * float64(n) / totals[p]
 		}
-		if byPart[p] == nil {
-			byPart[p] = map[string]float64{}
-		}
-		byPart[p][q] = 100 * float64(n) / totals[p]
-	}
-	for q, n := range held {
-		p := home[q]
-		if totals[p] <= 0 || n <= 0 {
-			continue
-		}
-		if byPart[p] == nil {
-			byPart[p] = map[string]float64{}
-		}
-		byPart[p][q] = 100 * float64(n) / totals[p]
 	}
 	for part, adm := range adminFloors(s, st.Seen, full, totals) {
 		if byPart[part] == nil {
