@@ -3,14 +3,11 @@ package yarn_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
@@ -21,24 +18,9 @@ import (
 // sums; a node turning unhealthy changes the metrics and a label write
 // invalidates the listing, and either makes the next snapshot re-read it.
 func TestObserveReusesNodeListing(t *testing.T) {
-	sc, err := sim.LoadScenario("hetero-100")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := sim.NewCluster(sc, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Step(10 * time.Minute)
-	var nodeReads atomic.Int64
-	h := c.Handler()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/ws/v1/cluster/nodes" {
-			nodeReads.Add(1)
-		}
-		h.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	c, srv, nodeReads := countedSimRM(t, "hetero-100", 10*time.Minute, func(r *http.Request) bool {
+		return r.URL.Path == "/ws/v1/cluster/nodes"
+	})
 	cl, err := yarn.New(yarn.Config{RMAddresses: []string{srv.URL}})
 	if err != nil {
 		t.Fatal(err)

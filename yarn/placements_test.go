@@ -18,24 +18,9 @@ import (
 // or allocation changed (or after PlacementMaxAge): a cluster running
 // thousands of apps is not asked twice per app every cycle.
 func TestObserveReusesUnchangedPlacements(t *testing.T) {
-	sc, err := sim.LoadScenario("lee-gpu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := sim.NewCluster(sc, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Step(3 * time.Minute)
-	var containerCalls atomic.Int64
-	h := c.Handler()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/containers") {
-			containerCalls.Add(1)
-		}
-		h.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	c, srv, containerCalls := countedSimRM(t, "lee-gpu", 3*time.Minute, func(r *http.Request) bool {
+		return strings.HasSuffix(r.URL.Path, "/containers")
+	})
 	cl, err := yarn.New(yarn.Config{RMAddresses: []string{srv.URL}})
 	if err != nil {
 		t.Fatal(err)
@@ -85,4 +70,30 @@ func TestObserveReusesUnchangedPlacements(t *testing.T) {
 			t.Fatalf("after changes: %v, the RM says %v", third.Apps[i].ContainersByNode, truth.Apps[i].ContainersByNode)
 		}
 	}
+}
+
+// countedSimRM serves a mini cluster of scenario, run for warm, over
+// loopback and counts the requests count selects. The server closes with
+// the test.
+func countedSimRM(t *testing.T, scenario string, warm time.Duration, count func(*http.Request) bool) (*sim.Cluster, *httptest.Server, *atomic.Int64) {
+	t.Helper()
+	sc, err := sim.LoadScenario(scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sim.NewCluster(sc, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Step(warm)
+	var n atomic.Int64
+	h := c.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if count(r) {
+			n.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return c, srv, &n
 }
