@@ -47,12 +47,12 @@ func ShieldsFromAudit(entries []AuditEntry, live schedconf.Conf) []string {
 		case ResultApplied, ResultRecovered:
 			for k, after := range e.After {
 				if p := shieldPath(k); p != "" {
-					ours[p] = strings.TrimSpace(after) == "true" && strings.TrimSpace(e.Before[k]) != "true"
+					ours[p] = confTrue(after) && !confTrue(e.Before[k])
 				}
 			}
 		case ResultChangedOutside:
 			for k, after := range e.After {
-				if p := shieldPath(k); p != "" && strings.TrimSpace(after) != "true" {
+				if p := shieldPath(k); p != "" && !confTrue(after) {
 					ours[p] = false
 				}
 			}
@@ -60,7 +60,7 @@ func ShieldsFromAudit(entries []AuditEntry, live schedconf.Conf) []string {
 	}
 	var out []string
 	for p, mine := range ours {
-		if mine && strings.TrimSpace(live[schedconf.Key(p, disablePreemptionProp)]) == "true" {
+		if mine && liveShielded(live, p) {
 			out = append(out, p)
 		}
 	}

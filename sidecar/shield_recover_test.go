@@ -43,6 +43,7 @@ func TestShieldsFromAudit(t *testing.T) {
 		{"changed-outside record that still reads true keeps it ours",
 			[]AuditEntry{set(ka, ResultApplied), {Mode: ModeApply, Before: map[string]string{ka: "true"}, After: map[string]string{ka: "true"}, Result: ResultChangedOutside}}, both, []string{"root.a"}},
 		{"admin set it before us (true → true): not ours", []AuditEntry{{Mode: ModeApply, Before: map[string]string{ka: "true"}, After: map[string]string{ka: "true"}, Result: ResultApplied}}, both, nil},
+		{"admin's TRUE before ours (TRUE → true): not ours", []AuditEntry{{Mode: ModeApply, Before: map[string]string{ka: "TRUE"}, After: map[string]string{ka: "true"}, Result: ResultApplied}}, both, nil},
 		{"admin's true, no record of ours", []AuditEntry{{Mode: ModeApply, Before: map[string]string{kc: "50"}, After: map[string]string{kc: "60"}, Result: ResultApplied}}, both, nil},
 		{"two queues, sorted", []AuditEntry{set(kb, ResultApplied), set(ka, ResultApplied)}, both, []string{"root.a", "root.b"}},
 	} {

@@ -3,7 +3,6 @@ package sidecar
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
@@ -173,9 +172,14 @@ func (st preemptionShieldStep) Run(s *decideState) error {
 
 // liveShielded: the live conf has disable_preemption=true on the leaf.
 func liveShielded(live schedconf.Conf, path string) bool {
-	b, _ := strconv.ParseBool(strings.TrimSpace(live[schedconf.Key(path, disablePreemptionProp)]))
-	return b
+	return confTrue(live[schedconf.Key(path, disablePreemptionProp)])
 }
+
+// confTrue reads a boolean property as Hadoop's Configuration.getBoolean
+// does: "true" in any case, spaces trimmed; anything else is not true.
+// The step and the audit-log recovery share it, so both agree on which
+// values are a shield.
+func confTrue(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "true") }
 
 // exposedInLabels reports whether a leaf holds more than its guarantee ×
 // (1 + max_ignored_over_capacity) in any label partition: what the RM
