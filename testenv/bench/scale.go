@@ -375,8 +375,8 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	// requests (they overlap, so it can exceed the wall) and its CPU
 	// (rendering, GC, serving) against the measure's wall time.
 	rmShare := func(r rmReading, wall time.Duration) string {
-		return fmt.Sprintf("RM: %d requests, %.1f MiB sent, handlers busy %s, CPU %s = %.0f%% of the wall",
-			r.Requests, mib(uint64(r.Bytes)), ms(r.Busy), ms(r.CPU), 100*r.CPU.Seconds()/wall.Seconds())
+		return fmt.Sprintf("RM: %d requests, %.1f MiB sent, handlers busy %s, CPU %s = %.0f%% of the wall [%s]",
+			r.Requests, mib(uint64(r.Bytes)), ms(r.Busy), ms(r.CPU), 100*r.CPU.Seconds()/wall.Seconds(), r.byKind())
 	}
 	rows := []Row{
 		{Area: "scale", Name: fmt.Sprintf("%s: one snapshot (placement: %d by partition, %d listed, %d estimated); %s", label,
