@@ -32,6 +32,7 @@ import (
 //	POST /__bench/reset                  zero the meter
 //	POST /__bench/advance?by=30s         run virtual time forward; answers the reading
 //	POST /__bench/prerendered?on=true    serve every GET from a render cache (false drops it)
+//	POST /__bench/gc                     collect the child's garbage; answers the reading
 //
 // The child exits when its stdin closes (the parent ended, however it
 // ended), on SIGKILL from the parent's stop, and — on Linux — when the
@@ -305,6 +306,10 @@ func serveRMChild(name, warmArg string, in io.Reader, out io.Writer) error {
 		runtime.GC()
 		answer(w)
 	})
+	mux.HandleFunc("POST /__bench/gc", func(w http.ResponseWriter, r *http.Request) {
+		runtime.GC()
+		answer(w)
+	})
 	mux.HandleFunc("POST /__bench/prerendered", func(w http.ResponseWriter, r *http.Request) {
 		meter.setPrerendered(r.URL.Query().Get("on") == "true")
 		answer(w)
@@ -448,9 +453,12 @@ func (p *rmProcess) Prerendered(on bool) error {
 }
 
 // metered runs f under measure (wall time and this process's peak heap:
-// the client's alone) and reports what the child did meanwhile.
+// the client's alone) and reports what the child did meanwhile. The child
+// first collects its garbage, as measure does this process's: a measure
+// pays for what it renders, not for the GC debt of the one before (the
+// exporter's 49 MiB scrape ran into the next snapshot's RM CPU).
 func (p *rmProcess) metered(f func() error) (Measured, rmReading, error) {
-	before, err := p.Meter()
+	before, err := p.control(http.MethodPost, "gc")
 	if err != nil {
 		return Measured{}, rmReading{}, err
 	}
