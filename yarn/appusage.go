@@ -1,6 +1,7 @@
 package yarn
 
 import (
+	"maps"
 	"sort"
 	"sync"
 	"time"
@@ -181,7 +182,7 @@ func fillUsage(apps []cluster.App, kept map[string]usageEntry, queues []cluster.
 			continue // read with resourceInfo (a full read, or an RM that ignores deSelects)
 		}
 		if e, ok := kept[a.ID]; ok && e.unchanged(*a) {
-			a.UsageByPartition = e.usage
+			a.UsageByPartition = maps.Clone(e.usage) // the snapshot's own: a caller may edit it
 			nKept++
 			for p, u := range e.usage {
 				if r := residual[a.Queue]; r != nil {
