@@ -65,6 +65,8 @@ type Client struct {
 	jobs       jobCache
 	// nodeList keeps the last node listing (nodecache.go).
 	nodeList nodeCache
+	// usage keeps apps' use per partition between snapshots (appusage.go).
+	usage appUsageCache
 	// oldDeSelects: the RM refused deSelects literals after
 	// resourceRequests (before YARN-6871); /apps asks with that one only.
 	oldDeSelects atomic.Bool

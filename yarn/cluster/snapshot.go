@@ -200,6 +200,12 @@ type App struct {
 	// still asks for in each node-label partition. Nil when the RM does not
 	// send it.
 	UsageByPartition map[string]AppPartitionUsage `json:"usageByPartition,omitempty"`
+	// UsageEstimated: UsageByPartition was not read this snapshot nor kept
+	// from an unchanged app's read, but its allocation split by what its
+	// queue uses per partition (a lean apps read, issue 19); only Used
+	// (and AMUsed, kept while the AM container is) is set, and its
+	// placement is never exact by partition.
+	UsageEstimated bool `json:"usageEstimated,omitempty"`
 	// Preempted is nil until preemption took something from the app.
 	Preempted *AppPreemption `json:"preempted,omitempty"`
 	Job       *Job           `json:"job,omitempty"`
