@@ -99,6 +99,13 @@ type ReportOptions struct {
 	// instead of the conformal predictive distribution (Calibrated); the
 	// bench's baseline.
 	StepCDF bool
+	// ReduceRates costs running reduces by their own rates once the maps
+	// are done (ReduceRemains).
+	ReduceRates bool
+	// NodeTypeOf, when set, names the node type of a node HTTP address
+	// (host:port), so running reduces (Job.RunningReduceNodes) are costed
+	// at their node type's fit (PhaseModel.ReduceOn; ReduceKinds).
+	NodeTypeOf func(addr string) string
 	// Residuals, when set, calibrate each class's Monte-Carlo p50 by how
 	// its earlier runs ended (Calibrated); classes and stages with fewer
 	// than Residuals.MinN keep the model's own distribution.
@@ -164,6 +171,10 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 				workers = 1
 			}
 			w.ReduceHeld = a.Job.ReducesRunning
+			w.ReduceOn = ReduceKinds(model, a.Job.RunningReduceNodes, o.NodeTypeOf)
+			if o.ReduceRates {
+				w.ReduceRemain = ReduceRemains(w.Maps+len(a.Job.RunningMaps) > 0, a.Job.RunningReduces, a.Job.RunningReducesElapsed, jr.JobAge.Seconds())
+			}
 			jr.Remaining = w.Maps + len(a.Job.RunningMaps) + w.Reduces
 			if o.OwnMaps {
 				model = WithOwnMaps(model, a.Job.CompletedMaps)
