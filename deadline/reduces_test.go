@@ -4,6 +4,9 @@ import (
 	"math"
 	"reflect"
 	"testing"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
 func TestReduceKinds(t *testing.T) {
@@ -114,5 +117,68 @@ func TestModelReduceOn(t *testing.T) {
 	noReduce, _ := Samples{Map: []float64{10, 12}, ReduceOn: map[string][]float64{"gpu": five(20)}}.Model()
 	if noReduce.ReduceOn != nil {
 		t.Errorf("a class without reduces got per-type fits %v", noReduce.ReduceOn)
+	}
+}
+
+func TestResidualKeyOf(t *testing.T) {
+	tests := []struct {
+		class string
+		typed bool
+		want  string
+	}{
+		{"train", false, "train"},
+		{"train", true, "train@typed-reduces"},
+		{"", true, "@typed-reduces"},
+	}
+	for _, tt := range tests {
+		if got := ResidualKeyOf(tt.class, tt.typed); got != tt.want {
+			t.Errorf("ResidualKeyOf(%q, %v) = %q, want %q", tt.class, tt.typed, got, tt.want)
+		}
+	}
+}
+
+// With SplitTypedReduces, an outlook whose running reduce was costed at
+// its node type is calibrated by the typed category's residuals only (a
+// ratio of 2 doubles the model's ~10 s), one whose node is unknown by the
+// class's (a ratio of 1); without it both by the class's.
+func TestReportSplitTypedReduces(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	ln := func(mean float64) LogNormal { return LogNormal{Mu: math.Log(mean), Sigma: 1e-6} }
+	models := map[string]PhaseModel{"train": {Map: ln(60), Reduce: ln(40), HasReduce: true, ReduceOn: map[string]LogNormal{"gpu": ln(10)}}}
+	res := NewResiduals()
+	for i := 0; i < 10; i++ {
+		res.Add(Residual{Class: "train", Stage: 50, Ratio: 1})
+		res.Add(Residual{Class: "train" + TypedReducesSuffix, Stage: 50, Ratio: 2})
+	}
+	app := func(node string) cluster.App {
+		return cluster.App{ID: "a1", Queue: "root.q", State: cluster.AppRunning, Progress: 90, StartedTime: now.Add(-time.Hour),
+			Tags: []string{"jobclass=train"}, RunningContainers: 2,
+			Job: &cluster.Job{MapsTotal: 4, MapsCompleted: 4, ReducesTotal: 1, ReducesRunning: 1, RunningReduces: []float64{0.5},
+				RunningReducesElapsed: []float64{10}, RunningReduceNodes: []string{node}}}
+	}
+	typeOf := func(addr string) string { return map[string]string{"g1:8042": "gpu"}[addr] }
+	tests := []struct {
+		name    string
+		node    string
+		split   bool
+		wantKey string
+		want    float64 // p50 seconds from now
+	}{
+		{"typed, split: typed residuals", "g1:8042", true, "train@typed-reduces", 20},
+		{"typed, not split: the class's", "g1:8042", false, "train", 10},
+		{"node unknown, split: the class's", "x:8042", true, "train", 40},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := ReportOptions{ClassOf: func(a cluster.App) string { v, _ := a.Tag("jobclass"); return v }, Samples: 50, Seed: 1,
+				Residuals: res, NodeTypeOf: typeOf, SplitTypedReduces: tt.split}
+			j := Report(cluster.Snapshot{Time: now, Apps: []cluster.App{app(tt.node)}}, models, o)[0].Jobs[0]
+			if j.ResidualKey != tt.wantKey {
+				t.Errorf("residual key %q, want %q", j.ResidualKey, tt.wantKey)
+			}
+			if got := j.P50.Sub(now).Seconds(); math.Abs(got-tt.want) > 0.5 {
+				t.Errorf("p50 in %.2f s, want %.0f", got, tt.want)
+			}
+		})
 	}
 }

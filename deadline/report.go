@@ -59,6 +59,9 @@ type JobReport struct {
 	// Residuals is how many past runs of the class calibrated the outlook
 	// (0: the Monte-Carlo's own spread, too few runs scored yet).
 	Residuals int `json:"residuals,omitempty"`
+	// ResidualKey is the class key the outlook's residuals are kept
+	// under (ResidualKeyOf): what the tracker scores it as.
+	ResidualKey string `json:"residualKey,omitempty"`
 	// Dist is the distribution behind P50, P90, CDF and PMeet (seconds
 	// from the snapshot), for callers that score P(meet) at other
 	// deadlines (the bench's calibration rows).
@@ -99,6 +102,9 @@ type ReportOptions struct {
 	// instead of the conformal predictive distribution (Calibrated); the
 	// bench's baseline.
 	StepCDF bool
+	// SplitTypedReduces keeps the residuals of outlooks whose running
+	// reduces were costed at their node types apart (ResidualKeyOf).
+	SplitTypedReduces bool
 	// ReduceRates costs running reduces by their own rates once the maps
 	// are done (ReduceRemains).
 	ReduceRates bool
@@ -183,7 +189,8 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 			jr.Method = "monte-carlo"
 			jr.Stage = StageOf(a.Job.MapsCompleted, a.Job.MapsTotal)
 			jr.ModelRemain = d.Quantile(0.5)
-			rs := o.Residuals.Of(class, jr.Stage)
+			jr.ResidualKey = ResidualKeyOf(class, o.SplitTypedReduces && w.ReduceOn != nil)
+			rs := o.Residuals.Of(jr.ResidualKey, jr.Stage)
 			if rs != nil {
 				d = Calibrated(jr.ModelRemain, rs)
 				d.Conformal = !o.StepCDF
