@@ -295,6 +295,14 @@ type Job struct {
 	// tasks (running jobs only): the job's own speed, where its
 	// containers landed (online profiling, STEAMEngine).
 	CompletedMaps []float64 `json:"completedMaps,omitempty"`
+	// RunningReduces are the progress (0..1) and RunningReducesElapsed
+	// the seconds run of each running reduce, and RunningReduceNodes the
+	// node (HTTP host:port, "" unknown) of its running attempt, in one
+	// order, from the AM (running jobs only): the node type a reduce
+	// landed on sets its speed.
+	RunningReduces        []float64 `json:"runningReduces,omitempty"`
+	RunningReducesElapsed []float64 `json:"runningReducesElapsed,omitempty"`
+	RunningReduceNodes    []string  `json:"runningReduceNodes,omitempty"`
 }
 
 // TaskType is MAP or REDUCE.
