@@ -104,7 +104,7 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 		h.samples = append(h.samples, fresh...)
 		all := h.samples
 		h.stale = true
-		due := h.RecomputeEvery == 0 || snap.Time.Sub(h.computed) >= h.RecomputeEvery
+		due := h.RecomputeEvery == 0 || snap.Time.Sub(h.computed) >= h.RecomputeEvery || measuresUnknown(h.table, fresh, all, h.Options.MinSamples)
 		h.mu.Unlock()
 		if due {
 			h.recompute(all)
@@ -114,6 +114,47 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 		}
 	}
 	return nil
+}
+
+// measuresUnknown: the fresh samples complete the measurement of a class on
+// a node type whose rate the table does not know yet (all now holds at
+// least minSamples maps of that cell, calibrate.Options.MinSamples). Such a
+// table is not "five minutes old and loses nothing": the planner sent a
+// queue to that type to measure it (Lee §4.3.1.4) and keeps it there until
+// the rate is known, so on hetero-100 the reports queue's next job also ran
+// on the slower GPU nodes while the measurement waited for RecomputeEvery.
+// A cell still short of minSamples waits as before, so a rare type does not
+// rebuild the table on every ingest.
+func measuresUnknown(t *calibrate.Table, fresh, all []calibrate.Sample, minSamples int) bool {
+	if minSamples <= 0 {
+		minSamples = 3 // calibrate.Estimate's default
+	}
+	type cell struct{ class, typ string }
+	open := map[cell]int{}
+	for _, s := range fresh {
+		if !s.IsMap() {
+			continue
+		}
+		if t != nil {
+			if _, known := t.Ratio(s.Class, s.NodeType); known {
+				continue
+			}
+		}
+		open[cell{s.Class, s.NodeType}] = 0
+	}
+	if len(open) == 0 {
+		return false
+	}
+	for _, s := range all {
+		c := cell{s.Class, s.NodeType}
+		if n, ok := open[c]; ok && s.IsMap() {
+			if n+1 >= minSamples {
+				return true
+			}
+			open[c] = n + 1
+		}
+	}
+	return false
 }
 
 // Refresh recomputes the CR table from the whole history.
