@@ -229,3 +229,36 @@ func TestCrashSafety(t *testing.T) {
 		t.Fatalf("%d attempts stored, child committed %d batches of 50", n, last+1)
 	}
 }
+
+// A run's age is counted in newer runs on the same node type: a type the
+// class rarely runs on keeps its measured runs until newer runs measure it
+// again (hetero-100: 100 calibration maps of report on gpu, then 30 runs
+// on the cpu types only, then one stray gpu attempt 1.5× fast).
+func TestDecayCountsRunsPerType(t *testing.T) {
+	calib := synthetic("c", map[string]float64{"cpu": 1, "gpu": 1}, 50, 0.01, 1, "job_00")
+	for _, tc := range []struct {
+		name   string
+		later  int     // runs on cpu only after the calibration
+		stray  float64 // speed of one later gpu attempt (0: none)
+		strays int     // runs with a stray gpu attempt
+		want   float64
+	}{
+		{"no newer gpu run: the calibration stands", 30, 0, 0, 1},
+		{"a later run with 20 fast gpu attempts after 30 cpu runs: the calibration's 50 still weigh more", 30, 1.5, 1, 1},
+		{"newer gpu runs all say 1.5: they win", 2, 1.5, 12, 1.5},
+	} {
+		s := append([]Sample(nil), calib...)
+		for i := 1; i <= tc.later; i++ {
+			s = append(s, shift(synthetic("c", map[string]float64{"cpu": 1}, 5, 0.01, uint64(100+i), fmt.Sprintf("job_%02d", i)), time.Duration(i)*time.Minute)...)
+		}
+		for i := 0; i < tc.strays; i++ {
+			id := fmt.Sprintf("job_s%02d", i)
+			s = append(s, shift(synthetic("c", map[string]float64{"cpu": 1}, 5, 0.01, uint64(200+i), id), time.Hour+time.Duration(i)*time.Minute)...)
+			s = append(s, shift(synthetic("c", map[string]float64{"gpu": tc.stray}, 20, 0.01, uint64(300+i), id), time.Hour+time.Duration(i)*time.Minute)...)
+		}
+		r, _ := Estimate(s, Options{Reference: map[string]string{"c": "cpu"}}).Rate("c", "gpu")
+		if math.Abs(r.Ratio-tc.want) > 0.05*tc.want {
+			t.Errorf("%s: gpu ratio %.2f, want %.2f", tc.name, r.Ratio, tc.want)
+		}
+	}
+}

@@ -105,3 +105,18 @@ func (k ClassKey) ClassOf(a cluster.App) string {
 		return NormalizeName(a.Name)
 	}
 }
+
+// AddressTypeOf names the node type of a node HTTP address (host:port, as
+// the AM's task attempts give it), matched against the RM's nodes as
+// cluster.NodeAddresses does, by types (Types' map); "" when no node
+// matches.
+func AddressTypeOf(nodes []cluster.Node, types map[string]string) func(addr string) string {
+	x := cluster.IndexNodeAddresses(nodes)
+	return func(addr string) string {
+		n, ok := x.Node(addr)
+		if !ok {
+			return ""
+		}
+		return types[n.ID]
+	}
+}

@@ -200,8 +200,6 @@ func Estimate(samples []Sample, o Options) *Table {
 	if o.HalfLifeRuns <= 0 {
 		o.HalfLifeRuns = 5
 	}
-	// Order runs (jobs) of each class by their last finish.
-	jobEnd := map[string]map[string]time.Time{}
 	mapsOnly := samples[:0:0]
 	for _, s := range samples {
 		if s.IsMap() {
@@ -209,16 +207,27 @@ func Estimate(samples []Sample, o Options) *Table {
 		}
 	}
 	samples = mapsOnly
+	// Order the runs (jobs) that ran maps on each (class, type) cell by
+	// their last finish there: a run's age is counted in newer runs on the
+	// same node type, so a type the class rarely runs on (a labelled
+	// partition it was sent to calibrate) keeps its measured runs' weight
+	// until newer runs measure it again. Counted over all the class's runs,
+	// one stray attempt on such a type outweighed the calibration's
+	// hundred (hetero-100: report on gpu went from 0.99 to 1.46 with one
+	// sample, and the plan moved the queue to the slower nodes).
+	type cellKey struct{ class, typ string }
+	jobEnd := map[cellKey]map[string]time.Time{}
 	for _, s := range samples {
-		if jobEnd[s.Class] == nil {
-			jobEnd[s.Class] = map[string]time.Time{}
+		k := cellKey{s.Class, s.NodeType}
+		if jobEnd[k] == nil {
+			jobEnd[k] = map[string]time.Time{}
 		}
-		if s.Finish.After(jobEnd[s.Class][s.JobID]) {
-			jobEnd[s.Class][s.JobID] = s.Finish
+		if s.Finish.After(jobEnd[k][s.JobID]) {
+			jobEnd[k][s.JobID] = s.Finish
 		}
 	}
-	runsAgo := map[string]map[string]int{}
-	for class, jobs := range jobEnd {
+	runsAgo := map[cellKey]map[string]int{}
+	for k, jobs := range jobEnd {
 		ids := make([]string, 0, len(jobs))
 		for id := range jobs {
 			ids = append(ids, id)
@@ -229,9 +238,9 @@ func Estimate(samples []Sample, o Options) *Table {
 			}
 			return ids[i] > ids[j]
 		})
-		runsAgo[class] = map[string]int{}
+		runsAgo[k] = map[string]int{}
 		for i, id := range ids {
-			runsAgo[class][id] = i
+			runsAgo[k][id] = i
 		}
 	}
 	type acc struct {
@@ -251,7 +260,7 @@ func Estimate(samples []Sample, o Options) *Table {
 			a = &acc{}
 			cells[s.Class][s.NodeType] = a
 		}
-		w := math.Pow(0.5, float64(runsAgo[s.Class][s.JobID])/float64(o.HalfLifeRuns))
+		w := math.Pow(0.5, float64(runsAgo[cellKey{s.Class, s.NodeType}][s.JobID])/float64(o.HalfLifeRuns))
 		a.rates, a.weights, a.logs = append(a.rates, r), append(a.weights, w), append(a.logs, math.Log(r))
 	}
 	t := &Table{cells: map[string]map[string]Rate{}, reference: map[string]string{}}

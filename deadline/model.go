@@ -12,7 +12,15 @@ type Samples struct {
 	// MapsByJob are map durations grouped by run, for the between-run
 	// spread (PhaseModel.JobSigma).
 	MapsByJob [][]float64
+	// ReduceOn are the reduce durations by the node type they ran on, for
+	// PhaseModel.ReduceOn (types with fewer than MinReduceOnType are left
+	// to the mixture).
+	ReduceOn map[string][]float64
 }
+
+// MinReduceOnType is the fewest reduces on a node type that get their own
+// fit: fewer would move a prediction by one run's luck.
+const MinReduceOnType = 5
 
 // Model fits each phase by eq. 5.1; a phase without samples borrows the
 // other shuffle wave, or stays zero.
@@ -32,6 +40,19 @@ func (s Samples) Model() (PhaseModel, bool) {
 		m.Shuffle1 = m.Shuffle2
 	}
 	m.JobSigma = jobSigma(s.MapsByJob)
+	if m.HasReduce {
+		for t, x := range s.ReduceOn {
+			if len(x) < MinReduceOnType {
+				continue
+			}
+			if l, ok := Fit(x); ok {
+				if m.ReduceOn == nil {
+					m.ReduceOn = map[string]LogNormal{}
+				}
+				m.ReduceOn[t] = l
+			}
+		}
+	}
 	return m, true
 }
 

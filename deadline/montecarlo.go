@@ -14,6 +14,11 @@ type PhaseModel struct {
 	Map, Shuffle1, Shuffle2, Reduce LogNormal
 	Arrival                         LogNormal // zero: containers are there at once
 	HasReduce                       bool
+	// ReduceOn are the reduce (merge + reduce) durations per node type
+	// (Lee eq. 5.1 fitted on the class's reduces that ran on that type):
+	// a reduce whose node is known draws from its type's fit (Work.ReduceOn)
+	// instead of Reduce, the mixture over wherever past reduces landed.
+	ReduceOn map[string]LogNormal
 	// JobSigma is the spread between runs of the class (σ of the log of a
 	// run's mean map time around the class's): runs differ in where their
 	// containers land and what else runs, not only task by task. Each
@@ -37,6 +42,18 @@ type Work struct {
 	// then costs its residual of a drawn map time. A map that ran slow so
 	// far (a slow node) keeps its pace instead of the class's average.
 	MapRemain []float64
+	// ReduceOn, in the order the reduces are simulated (the running ones
+	// first), are the reduce-duration fits of the node types they run on
+	// (PhaseModel.ReduceOn); a zero or missing entry draws the class's
+	// Reduce. STEAMEngine's residual reduce phase (digest 003, Obs. 3: T =
+	// T_map + T_rreduce) then costs each known reduce at its node's CR
+	// (Lee §4.2) rather than at the class's average over node types.
+	ReduceOn []LogNormal
+	// ReduceRemain, in the same order, are the seconds a running reduce
+	// has left by its own rate (TaskRemaining) once the map phase is over,
+	// negative when unknown: it then ends at that time on its held
+	// container instead of drawing a whole shuffle and reduce.
+	ReduceRemain []float64
 }
 
 // Distribution is a sorted sample of completion times (seconds from now).
@@ -167,15 +184,30 @@ func simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed u
 					R[j] = math.Max(W[j], 0)
 				}
 			}
+			// Running reduces with a known rest keep their held
+			// container (R's entries past the map workers) until then.
+			for i := 0; i < w.Reduces && i < len(w.ReduceRemain); i++ {
+				if t := w.ReduceRemain[i]; t >= 0 && len(W)+i < len(R) {
+					R[len(W)+i] = t
+				}
+			}
 			free := newFreeAt(R)
 			for i := 0; i < w.Reduces; i++ {
+				if i < len(w.ReduceRemain) && w.ReduceRemain[i] >= 0 && len(W)+i < len(R) {
+					end = math.Max(end, w.ReduceRemain[i])
+					continue
+				}
 				j := free.earliest()
 				sh := m.Shuffle2
 				if i < len(R) {
 					sh = m.Shuffle1
 				}
 				start := math.Max(R[j], mapEnd)
-				free.advance(start + (draw(r, sh)+draw(r, m.Reduce))/speed(j))
+				red := m.Reduce
+				if i < len(w.ReduceOn) && w.ReduceOn[i] != (LogNormal{}) {
+					red = w.ReduceOn[i]
+				}
+				free.advance(start + (draw(r, sh)+draw(r, red))/speed(j))
 				end = math.Max(end, R[j])
 			}
 		}

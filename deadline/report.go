@@ -59,6 +59,9 @@ type JobReport struct {
 	// Residuals is how many past runs of the class calibrated the outlook
 	// (0: the Monte-Carlo's own spread, too few runs scored yet).
 	Residuals int `json:"residuals,omitempty"`
+	// ResidualKey is the class key the outlook's residuals are kept
+	// under (ResidualKeyOf): what the tracker scores it as.
+	ResidualKey string `json:"residualKey,omitempty"`
 	// Dist is the distribution behind P50, P90, CDF and PMeet (seconds
 	// from the snapshot), for callers that score P(meet) at other
 	// deadlines (the bench's calibration rows).
@@ -99,6 +102,16 @@ type ReportOptions struct {
 	// instead of the conformal predictive distribution (Calibrated); the
 	// bench's baseline.
 	StepCDF bool
+	// SplitTypedReduces keeps the residuals of outlooks whose running
+	// reduces were costed at their node types apart (ResidualKeyOf).
+	SplitTypedReduces bool
+	// ReduceRates costs running reduces by their own rates once the maps
+	// are done (ReduceRemains).
+	ReduceRates bool
+	// NodeTypeOf, when set, names the node type of a node HTTP address
+	// (host:port), so running reduces (Job.RunningReduceNodes) are costed
+	// at their node type's fit (PhaseModel.ReduceOn; ReduceKinds).
+	NodeTypeOf func(addr string) string
 	// Residuals, when set, calibrate each class's Monte-Carlo p50 by how
 	// its earlier runs ended (Calibrated); classes and stages with fewer
 	// than Residuals.MinN keep the model's own distribution.
@@ -164,6 +177,10 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 				workers = 1
 			}
 			w.ReduceHeld = a.Job.ReducesRunning
+			w.ReduceOn = ReduceKinds(model, a.Job.RunningReduceNodes, o.NodeTypeOf)
+			if o.ReduceRates {
+				w.ReduceRemain = ReduceRemains(w.Maps+len(a.Job.RunningMaps) > 0, a.Job.RunningReduces, a.Job.RunningReducesElapsed, jr.JobAge.Seconds())
+			}
 			jr.Remaining = w.Maps + len(a.Job.RunningMaps) + w.Reduces
 			if o.OwnMaps {
 				model = WithOwnMaps(model, a.Job.CompletedMaps)
@@ -172,7 +189,8 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 			jr.Method = "monte-carlo"
 			jr.Stage = StageOf(a.Job.MapsCompleted, a.Job.MapsTotal)
 			jr.ModelRemain = d.Quantile(0.5)
-			rs := o.Residuals.Of(class, jr.Stage)
+			jr.ResidualKey = ResidualKeyOf(class, o.SplitTypedReduces && w.ReduceOn != nil)
+			rs := o.Residuals.Of(jr.ResidualKey, jr.Stage)
 			if rs != nil {
 				d = Calibrated(jr.ModelRemain, rs)
 				d.Conformal = !o.StepCDF

@@ -164,3 +164,20 @@ func (r *Residuals) Clone() *Residuals {
 	}
 	return out
 }
+
+// TypedReducesSuffix marks the residual key of outlooks whose running
+// reduces were costed at their node types (ReduceKinds).
+const TypedReducesSuffix = "@typed-reduces"
+
+// ResidualKeyOf is the key a class's residuals are kept under: the class,
+// or with typed the class's category of outlooks whose reduce phase was
+// costed by node type. Mondrian conformal prediction (Vovk et al. 2005,
+// §4.5): the conformal distribution is calibrated within each category,
+// and a typed outlook's ratios are narrower than an untyped one's, so one
+// pool would be too wide for the first and too narrow for the second.
+func ResidualKeyOf(class string, typed bool) string {
+	if typed {
+		return class + TypedReducesSuffix
+	}
+	return class
+}

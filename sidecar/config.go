@@ -55,6 +55,12 @@ type Config struct {
 	// 5m; -1: re-read every cycle). Partitions' use comes from the queues
 	// meanwhile (issue 19).
 	NodeListingMaxAge MaxAge `yaml:"node_listing_max_age"`
+	// AppUsageMaxAge bounds how long observe keeps apps' use per
+	// partition (their resourceInfo, most of the apps answer) from a full
+	// read while it reads apps without it (default 5m; -1: read it every
+	// cycle). Meanwhile changed apps' use is split by their queue's and
+	// marked estimated (issue 19).
+	AppUsageMaxAge MaxAge `yaml:"app_usage_max_age"`
 	// HistoryTasksPerJob bounds the tasks of each type read per finished
 	// job from JobHistory (0: 64, negative: all).
 	HistoryTasksPerJob int `yaml:"history_tasks_per_job"`
@@ -258,6 +264,9 @@ func (c *Config) Default() {
 	}
 	if c.NodeListingMaxAge == 0 {
 		c.NodeListingMaxAge = MaxAge(yarn.DefaultNodeListingMaxAge)
+	}
+	if c.AppUsageMaxAge == 0 {
+		c.AppUsageMaxAge = MaxAge(yarn.DefaultAppUsageMaxAge)
 	}
 	if c.Store == "" {
 		c.Store = "yarn-sidecar.db"

@@ -124,3 +124,29 @@ func TestNodeListingMaxAge(t *testing.T) {
 		}
 	}
 }
+
+// app_usage_max_age reads as node_listing_max_age does.
+func TestAppUsageMaxAge(t *testing.T) {
+	for _, tc := range []struct {
+		yaml string
+		want time.Duration
+		bad  bool
+	}{
+		{"", 5 * time.Minute, false},
+		{"app_usage_max_age: 1m\n", time.Minute, false},
+		{"app_usage_max_age: -1\n", -1, false},
+		{"app_usage_max_age: 60\n", 0, true},
+	} {
+		c, err := ParseConfig([]byte(tc.yaml))
+		if tc.bad != (err != nil) {
+			t.Errorf("%q: err %v, want bad %v", tc.yaml, err, tc.bad)
+			continue
+		}
+		if tc.bad {
+			continue
+		}
+		if got := c.AppUsageMaxAge.Duration(); got != tc.want {
+			t.Errorf("%q: %v, want %v", tc.yaml, got, tc.want)
+		}
+	}
+}

@@ -53,6 +53,10 @@ type PSDecider struct {
 	// Preemption, when set, bounds the work the RM's preemption would
 	// throw away because of a plan (preemptionStep, step_preemption.go).
 	Preemption *PreemptionGuard
+
+	// sent are the queues the plan routed to calibrate, kept until they
+	// live elsewhere (calibrationReturnStep).
+	sent calibrations
 }
 
 type tableRates struct{ t *calibrate.Table }

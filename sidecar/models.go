@@ -23,6 +23,12 @@ func ModelsFromSamples(all []calibrate.Sample) map[string]deadline.PhaseModel {
 			ds.Map = append(ds.Map, s.Elapsed.Seconds())
 		} else {
 			ds.Reduce = append(ds.Reduce, s.Elapsed.Seconds())
+			if s.NodeType != "" {
+				if ds.ReduceOn == nil {
+					ds.ReduceOn = map[string][]float64{}
+				}
+				ds.ReduceOn[s.NodeType] = append(ds.ReduceOn[s.NodeType], s.Elapsed.Seconds())
+			}
 			if s.FirstWave {
 				ds.Shuffle1 = append(ds.Shuffle1, s.Shuffle.Seconds())
 			} else {

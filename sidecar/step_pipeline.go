@@ -72,6 +72,9 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		deadlineReserveStep{Seen: seen},
 		hierarchyStep{},
 		targetsStep{},
+		// Before the restores: an idle queue sent home from calibration
+		// is a move back to the admin's home.
+		calibrationReturnStep{Sent: d.sent, Seen: seen},
 		// Before the bands (they and the preemption guard only move a
 		// target toward the band and the live value, so a raise stays a
 		// raise; the rate limit checks the written change).
@@ -116,11 +119,16 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	if err := d.FirstSeen.Save(); err != nil {
 		return Decision{}, err
 	}
+	if d.sent == nil {
+		d.sent = calibrations{}
+	}
+	d.sent.forget(tree)
 	for _, st := range d.steps(seen) {
 		if err := st.Run(s); err != nil {
 			return Decision{}, fmt.Errorf("decide step %s: %w", st.Name(), err)
 		}
 	}
+	d.sent.record(s.Plan, s.Queues, tree)
 	dec := Decision{Targets: s.Targets, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Restores: s.Restores, Preemption: s.Preemption,
 		Predicted: map[string]float64{"sum_ps": s.Plan.SumPS, "sum_ps_bound": s.Plan.Bound, "min_ps_over_fair": s.Plan.MinPS}}
 	d.status(s, &dec)

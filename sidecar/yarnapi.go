@@ -33,6 +33,10 @@ type YARN struct {
 	// NodeListingMaxAge bounds the node listing's reuse
 	// (yarn.ObserveOptions; 0: its default, negative: never).
 	NodeListingMaxAge time.Duration
+	// AppUsageMaxAge bounds how long apps' use per partition is kept
+	// between full apps reads (yarn.ObserveOptions; 0: its default,
+	// negative: never).
+	AppUsageMaxAge time.Duration
 }
 
 // HasGoal is a YARN.JobFirst: apps with a completion goal, from a
@@ -63,7 +67,7 @@ func (y YARN) Observe(ctx context.Context, now time.Time) (cluster.Snapshot, err
 		now = time.Time{}
 	}
 	return y.Client.Observe(ctx, yarn.ObserveOptions{Now: now, Jobs: y.Jobs, NodeType: y.NodeType, ListingBudget: y.ListingBudget,
-		JobBudget: y.JobBudget, JobFirst: y.JobFirst, NodeListingMaxAge: y.NodeListingMaxAge})
+		JobBudget: y.JobBudget, JobFirst: y.JobFirst, NodeListingMaxAge: y.NodeListingMaxAge, AppUsageMaxAge: y.AppUsageMaxAge})
 }
 
 // SchedulerConf reads the live scheduler configuration.

@@ -102,7 +102,18 @@ var appsDeSelects = []string{"resourceRequests", "timeouts", "amNodeLabelExpress
 
 // Apps reads /ws/v1/cluster/apps in the given states (e.g. RUNNING).
 func (c *Client) Apps(ctx context.Context, states ...string) ([]cluster.App, error) {
+	return c.apps(ctx, false, states...)
+}
+
+// apps reads /apps; lean leaves resourceInfo out as well (appusage.go).
+// An RM before YARN-6871 knows no deSelects literal but
+// resourceRequests: it is asked with that one alone and sends
+// resourceInfo, lean or not.
+func (c *Client) apps(ctx context.Context, lean bool, states ...string) ([]cluster.App, error) {
 	ds := appsDeSelects
+	if lean {
+		ds = append(append([]string(nil), ds...), "resourceInfo")
+	}
 	if c.oldDeSelects.Load() {
 		ds = ds[:1]
 	}
@@ -118,7 +129,7 @@ func (c *Client) Apps(ctx context.Context, states ...string) ([]cluster.App, err
 		// now on.
 		c.oldDeSelects.Store(true)
 		c.cfg.Logger.Info("RM knows only deSelects=resourceRequests (before 3.2); asking for apps with timeouts and amNodeLabelExpression")
-		return c.Apps(ctx, states...)
+		return c.apps(ctx, lean, states...)
 	}
 	if err != nil {
 		return nil, err

@@ -40,6 +40,14 @@ type Config struct {
 	// an attempts request, and a map one more for its counters). Default
 	// 64; negative: every task.
 	HistoryTasksPerJob int
+	// RunningReduces reads each running job's running reduces from its AM
+	// (Job.RunningReduces, RunningReducesElapsed, RunningReduceNodes): one
+	// more request per job with reduces running, and one per reduce task
+	// the first time it is seen (its attempts, for the node). Off by
+	// default: these requests are outside ObserveOptions.JobBudget's count
+	// of three per job, and only the bench's candidate predictors
+	// (deadline.ReduceKinds, ReduceRemains) use them.
+	RunningReduces bool
 	// Retries for idempotent GETs (default 2; negative: none), with backoff.
 	Retries int
 	Logger  hclog.Logger
@@ -65,6 +73,8 @@ type Client struct {
 	jobs       jobCache
 	// nodeList keeps the last node listing (nodecache.go).
 	nodeList nodeCache
+	// usage keeps apps' use per partition between snapshots (appusage.go).
+	usage appUsageCache
 	// oldDeSelects: the RM refused deSelects literals after
 	// resourceRequests (before YARN-6871); /apps asks with that one only.
 	oldDeSelects atomic.Bool

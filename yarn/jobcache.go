@@ -18,6 +18,29 @@ import (
 type jobCache struct {
 	mu sync.Mutex
 	m  map[string]jobEntry
+	// reduces are, per app, the node (host:port) of each running reduce
+	// task read from its attempts (Client.runningReduceNodes).
+	reduces map[string]map[string]string
+}
+
+// reduceNode is the remembered node of an app's reduce task.
+func (c *jobCache) reduceNode(appID, taskID string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	addr, ok := c.reduces[appID][taskID]
+	return addr, ok
+}
+
+func (c *jobCache) putReduceNode(appID, taskID, addr string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reduces == nil {
+		c.reduces = map[string]map[string]string{}
+	}
+	if c.reduces[appID] == nil {
+		c.reduces[appID] = map[string]string{}
+	}
+	c.reduces[appID][taskID] = addr
 }
 
 type jobEntry struct {
@@ -69,6 +92,9 @@ func (e jobEntry) copyJob() *cluster.Job {
 	j.RunningMaps = append([]float64(nil), e.job.RunningMaps...)
 	j.RunningMapsElapsed = append([]float64(nil), e.job.RunningMapsElapsed...)
 	j.CompletedMaps = append([]float64(nil), e.job.CompletedMaps...)
+	j.RunningReduces = append([]float64(nil), e.job.RunningReduces...)
+	j.RunningReducesElapsed = append([]float64(nil), e.job.RunningReducesElapsed...)
+	j.RunningReduceNodes = append([]string(nil), e.job.RunningReduceNodes...)
 	return &j
 }
 
@@ -92,6 +118,11 @@ func (c *jobCache) keep(apps []cluster.App) {
 	for id := range c.m {
 		if !live[id] {
 			delete(c.m, id)
+		}
+	}
+	for id := range c.reduces {
+		if !live[id] {
+			delete(c.reduces, id)
 		}
 	}
 }

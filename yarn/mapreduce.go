@@ -172,7 +172,57 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 			}
 		}
 	}
+	if c.cfg.RunningReduces && j.ReducesRunning > 0 {
+		if err := c.readRunningReduces(ctx, app.ID, b, &j); err != nil {
+			return nil, fmt.Errorf("running reduces of %s: %w", j.ID, err)
+		}
+	}
 	return &j, nil
+}
+
+// readRunningReduces sets the job's running reduces from the AM: each
+// one's progress and elapsed seconds (the tasks list, as for maps) and
+// the node HTTP address (host:port) of its running attempt, "" when none
+// is told. The reduce phase's speed depends on the node type a reduce
+// landed on (a GPU node runs train's reduces 4× faster), which the tasks
+// list does not say: a task's node is read from its attempts once and
+// remembered for the app (jobCache.reduceNode), so a cycle costs one
+// request (the reduce tasks) once each reduce is known.
+func (c *Client) readRunningReduces(ctx context.Context, appID string, b jobBase, j *cluster.Job) error {
+	var tasks tasksJSON
+	q := url.Values{}
+	q.Set("type", "r")
+	if err := c.getJSON(ctx, b.root+"/jobs/"+j.ID+"/tasks", q, &tasks); err != nil {
+		return err
+	}
+	if tasks.Tasks == nil {
+		return nil
+	}
+	for _, t := range tasks.Tasks.Task {
+		if t.Type != "REDUCE" || t.State != "RUNNING" {
+			continue
+		}
+		addr, ok := c.jobs.reduceNode(appID, t.ID)
+		if !ok {
+			var atts taskAttemptsJSON
+			if err := c.getJSON(ctx, b.root+"/jobs/"+j.ID+"/tasks/"+t.ID+"/attempts", nil, &atts); err != nil {
+				return err
+			}
+			if atts.TaskAttempts != nil {
+				for _, a := range atts.TaskAttempts.TaskAttempt {
+					if a.State == "RUNNING" && a.NodeHTTPAddress != "" {
+						addr = cluster.HTTPHostPort(a.NodeHTTPAddress)
+						c.jobs.putReduceNode(appID, t.ID, addr)
+						break
+					}
+				}
+			}
+		}
+		j.RunningReduces = append(j.RunningReduces, float64(t.Progress)/100)
+		j.RunningReducesElapsed = append(j.RunningReducesElapsed, float64(t.ElapsedTime)/1000)
+		j.RunningReduceNodes = append(j.RunningReduceNodes, addr)
+	}
+	return nil
 }
 
 func (j jobJSON) job() cluster.Job {

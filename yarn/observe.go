@@ -61,6 +61,13 @@ type ObserveOptions struct {
 	// re-read). The listing is the biggest answer of a snapshot (issue
 	// 19); a reused one's per-node use is as of Snapshot.NodesReadAt.
 	NodeListingMaxAge time.Duration
+	// AppUsageMaxAge bounds how long apps' use per partition (their
+	// resourceInfo, most of the apps answer) is kept from a full read
+	// while later snapshots read apps without it (default 5 min;
+	// negative: always read). Meanwhile an unchanged app keeps its use
+	// and a changed or new one is split by its queue's use per partition
+	// and marked UsageEstimated (appusage.go, issue 19).
+	AppUsageMaxAge time.Duration
 }
 
 // Observe reads one snapshot: nodes, partitions (computed from the nodes and
@@ -85,10 +92,19 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		nodes               nodeRead
 		queueUsage          bool
 	)
+	planAt := opts.Now
+	if planAt.IsZero() {
+		if t, ok := c.ServerTime(); ok {
+			planAt = t
+		} else {
+			planAt = time.Now().UTC()
+		}
+	}
+	lean, appsWhy := c.usage.plan(c.ActiveRM(), planAt, opts.AppUsageMaxAge)
 	wg.Add(5)
 	go func() { defer wg.Done(); nodes, nodeErr = c.observeNodes(ctx, opts.Now, opts.NodeListingMaxAge) }()
 	go func() { defer wg.Done(); snap.Queues, queueUsage, qErr = c.queues(ctx) }()
-	go func() { defer wg.Done(); snap.Apps, aErr = c.Apps(ctx, "RUNNING") }()
+	go func() { defer wg.Done(); snap.Apps, aErr = c.apps(ctx, lean, "RUNNING") }()
 	go func() { defer wg.Done(); labels, labelErr = c.NodeLabels(ctx) }()
 	go func() { defer wg.Done(); confVersion, confErr = c.ConfVersion(ctx) }()
 	wg.Wait()
@@ -125,6 +141,14 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		snap.Partitions = usedFromQueues(snap.Partitions, snap.Queues)
 	}
 	snap.ResolveAppQueues()
+	c.usage.sawQueues(queueUsage)
+	if lean && !carryUsage(snap.Apps) {
+		kept, estimated := fillUsage(snap.Apps, c.usage.entries(), snap.Queues)
+		c.cfg.Logger.Debug("apps read", "decision", appsWhy, "apps", len(snap.Apps), "use_kept", kept, "use_estimated", estimated)
+	} else {
+		c.usage.putFull(snap.RM, snap.Time, snap.Apps)
+		c.cfg.Logger.Debug("apps read", "decision", appsWhy, "apps", len(snap.Apps))
+	}
 	if confErr == nil {
 		snap.ConfVersion = confVersion
 	} else if !errors.Is(confErr, ErrConfNotMutable) {
@@ -219,6 +243,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 	wg.Wait()
 	c.jobs.keep(snap.Apps)
 	c.confs.keep(snap.Apps)
+	c.usage.keep(snap.Apps)
 	if typeOf != nil {
 		c.placements.keepListed(snap.Apps)
 	} else {

@@ -61,10 +61,11 @@ func containersByPartition(a cluster.App) map[string]int {
 }
 
 // needsListing reports whether the app's placement by type cannot be read
-// from its partitions: it uses a partition of several node types, or the
-// RM sent no usage per partition (before 3.3).
+// from its partitions: it uses a partition of several node types, the RM
+// sent no usage per partition (before 3.3), or its usage per partition
+// was estimated (a lean apps read).
 func (pt partitionTypes) needsListing(a cluster.App) bool {
-	if a.RunningContainers > 0 && len(a.UsageByPartition) == 0 {
+	if a.RunningContainers > 0 && (len(a.UsageByPartition) == 0 || a.UsageEstimated) {
 		return true
 	}
 	for p, k := range containersByPartition(a) {

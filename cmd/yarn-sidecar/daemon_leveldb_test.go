@@ -85,13 +85,9 @@ func TestDaemonAppliesWithValidationBrokenAsOnLeveldb(t *testing.T) {
 	// outran slow cycles, the workload went past the phase where plans
 	// change (at 100 s per cycle only the first plan is applied) and the
 	// test failed.
-	seen := -1.0
+	stepPerCycle := stepper(t, rm, base+"/metrics", 40*time.Second)
 	if !testutil.Poll(60*time.Second, 200*time.Millisecond, func() bool {
-		cycles := metricValue(t, base+"/metrics", "yarn_sidecar_cycles_total")
-		if cycles > seen {
-			rm.Step(40 * time.Second)
-			seen = cycles
-		}
+		cycles := stepPerCycle()
 		return cycles >= 4 && len(appliedRecords(t, audit)) >= 2
 	}) {
 		t.Fatalf("fewer than 2 plans applied in 60 s; audit:\n%s", readFile(t, audit))

@@ -141,10 +141,14 @@ func TestTwoSidecarsOneLeader(t *testing.T) {
 		t.Fatalf("the first sidecar never became leader:\n%s", a.out.String())
 	}
 	b := start("b")
-	// Both run cycles; only the leader writes.
+	// Both run cycles; only the leader writes. The cluster moves 10 s per
+	// standby cycle, not per poll: on a loaded machine polls outrun slow
+	// cycles and the workload could pass the phase where plans change
+	// (the same flake the leveldb daemon test had).
+	stepPerCycle := stepper(t, rm, b.metrics, 10*time.Second)
 	if !testutil.Poll(60*time.Second, 100*time.Millisecond, func() bool {
-		rm.Step(5 * time.Second)
-		return metricValue(t, b.metrics, "yarn_sidecar_cycles_total") >= 3 && lastApplied(t, a.audit) != nil
+		cycles := stepPerCycle()
+		return cycles >= 3 && lastApplied(t, a.audit) != nil
 	}) {
 		t.Fatalf("no write by the leader, or no cycles on the standby, within 60 s")
 	}
@@ -166,7 +170,7 @@ func TestTwoSidecarsOneLeader(t *testing.T) {
 	}
 	takeover := time.Since(killed)
 	if !testutil.Poll(60*time.Second, 100*time.Millisecond, func() bool {
-		rm.Step(5 * time.Second)
+		stepPerCycle()
 		return lastApplied(t, b.audit) != nil
 	}) {
 		t.Fatalf("the new leader never wrote:\n%s", b.out.String())
@@ -174,5 +178,20 @@ func TestTwoSidecarsOneLeader(t *testing.T) {
 	t.Logf("failover: the standby held the lease %v after SIGKILL of the leader (session timeout and interval %v)", takeover, interval)
 	if takeover > 2*interval {
 		t.Errorf("takeover took %v, more than two cycle intervals (%v)", takeover, 2*interval)
+	}
+}
+
+// stepper returns a poll body that advances the mini cluster by step each
+// time the daemon behind metrics finishes a cycle, and returns its cycle
+// count: virtual time then follows the daemon, not the poll rate.
+func stepper(t *testing.T, rm interface{ Step(time.Duration) }, metrics string, step time.Duration) func() float64 {
+	seen := -1.0
+	return func() float64 {
+		cycles := metricValue(t, metrics, "yarn_sidecar_cycles_total")
+		if cycles > seen {
+			rm.Step(step)
+			seen = cycles
+		}
+		return cycles
 	}
 }

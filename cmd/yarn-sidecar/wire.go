@@ -126,7 +126,8 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	classifier := classifierFrom(cfg)
 	key := calibrate.ClassKey(cfg.JobClass.By)
 	api := sidecar.YARN{Client: client, Jobs: true, RMClock: true, NodeType: classifier.TypeOf, ListingBudget: cfg.ListingBudget,
-		JobBudget: cfg.JobBudget, JobFirst: sidecar.HasGoal(key.ClassOf, cfg.Deadlines.SLO), NodeListingMaxAge: cfg.NodeListingMaxAge.Duration()}
+		JobBudget: cfg.JobBudget, JobFirst: sidecar.HasGoal(key.ClassOf, cfg.Deadlines.SLO), NodeListingMaxAge: cfg.NodeListingMaxAge.Duration(),
+		AppUsageMaxAge: cfg.AppUsageMaxAge.Duration()}
 	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key,
 		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery}
 	if err := learner.Refresh(); err != nil {

@@ -254,7 +254,7 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	// order, each day after the last, as a daemon's history would).
 	// One set per calibrated variant: a residual is the ratio to that
 	// variant's own model prediction.
-	resOf := map[int]*deadline.Residuals{4: deadline.NewResiduals(), 5: deadline.NewResiduals()}
+	resOf := map[int]*deadline.Residuals{4: deadline.NewResiduals(), 5: deadline.NewResiduals(), 8: deadline.NewResiduals(), 9: deadline.NewResiduals(), 10: deadline.NewResiduals()}
 	res := resOf[4]
 	jobsByClass := map[string]int{}
 	for _, seed := range seeds {
@@ -288,7 +288,8 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			return nil, err
 		}
 		srv := httptest.NewServer(c.Handler())
-		client, err := yarn.New(yarn.Config{RMAddresses: []string{srv.URL}, JHSAddress: srv.URL})
+		// Running reduces are read for the node-typed candidates.
+		client, err := yarn.New(yarn.Config{RMAddresses: []string{srv.URL}, JHSAddress: srv.URL, RunningReduces: true})
 		if err != nil {
 			srv.Close()
 			return nil, err
@@ -383,8 +384,22 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			rawRates.Residuals = nil
 			conf := rates
 			conf.StepCDF = false
+			// Candidates, each with its own residuals (a residual is the
+			// ratio to the variant's own model): running reduces costed at
+			// their node type's fit (deadline.ReduceKinds), and that with
+			// running reduces by their own rates once the maps are done
+			// (deadline.ReduceRemains).
+			typed := conf
+			typed.NodeTypeOf = calibrate.AddressTypeOf(snap.Nodes, calibrate.Classifier{}.Types(snap.Nodes))
+			typed.Residuals = resOf[8]
+			split := typed
+			split.SplitTypedReduces = true
+			split.Residuals = resOf[10]
+			reduceRates := typed
+			reduceRates.ReduceRates = true
+			reduceRates.Residuals = resOf[9]
 			variants := [][]deadline.QueueReport{deadline.Report(dueSnap, models, opts), deadline.Report(dueSnap, models, own), nil, nil, deadline.Report(dueSnap, models, cal),
-				deadline.Report(dueSnap, models, rates), deadline.Report(dueSnap, models, rawRates), deadline.Report(dueSnap, models, conf)}
+				deadline.Report(dueSnap, models, rates), deadline.Report(dueSnap, models, rawRates), deadline.Report(dueSnap, models, conf), deadline.Report(dueSnap, models, typed), deadline.Report(dueSnap, models, reduceRates), deadline.Report(dueSnap, models, split)}
 			for _, a := range due {
 				frac := float64(a.Job.MapsCompleted) / float64(a.Job.MapsTotal)
 				stage := 10
@@ -415,7 +430,7 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 							pending = append(pending, predictionPoint{class: j.Class, variant: v, stage: stage, cdf: j.CDF, dist: j.Dist, predictedAt: snap.Time, submit: a.StartedTime,
 								actual: j.P50, held: a.RunningContainers - 1 - a.Job.ReducesRunning, residuals: j.Residuals})
 							if resOf[v] != nil && j.Stage == stage && j.ModelRemain > 0 {
-								open[v][a.ID] = append(open[v][a.ID], deadline.Residual{Class: j.Class, Stage: stage, Ratio: j.ModelRemain})
+								open[v][a.ID] = append(open[v][a.ID], deadline.Residual{Class: j.ResidualKey, Stage: stage, Ratio: j.ModelRemain})
 								openAt[v][a.ID] = append(openAt[v][a.ID], snap.Time)
 							}
 							appOf[len(pending)-1] = a.ID
@@ -453,6 +468,9 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	rows = append(rows, predictionRows(points, 6, sc.Name, "candidate, running maps by their own rate (deadline.TaskRemaining), uncalibrated: ")...)
 	rows = append(rows, predictionRows(points, 5, sc.Name, "candidate, running maps by their own rate, calibrated (step CDF): ")...)
 	rows = append(rows, predictionRows(points, 7, sc.Name, "the report's default, running maps by their own rate, calibrated, conformal CDF: ")...)
+	rows = append(rows, predictionRows(points, 8, sc.Name, "candidate, the default with running reduces at their node type's fit (deadline.ReduceKinds): ")...)
+	rows = append(rows, predictionRows(points, 10, sc.Name, "candidate, node-typed reduces with their residuals kept apart (deadline.ResidualKeyOf, Mondrian conformal): ")...)
+	rows = append(rows, predictionRows(points, 9, sc.Name, "candidate, node-typed reduces and running reduces by their own rates once the maps are done (deadline.ReduceRemains): ")...)
 	return append(rows, residualRow(points, res, jobsByClass, sc.Name)), nil
 }
 
@@ -485,7 +503,10 @@ type predictionPoint struct {
 	// 0: the report uncalibrated; 1: with own finished maps; 2: STEAMEngine;
 	// 3: ShareWorkers; 4: calibrated by residuals; 5: 4 with running maps
 	// by their own rates; 6: 5 uncalibrated; 7: 5 with the conformal CDF
-	// (the report's default).
+	// (the report's default); 8: 7 with running reduces at their node
+	// type's fit; 9: 8 with running reduces by their own rates once the maps
+	// are done; 10: 8 with typed outlooks' residuals apart (8, 9 and 10
+	// with their own residuals).
 	variant     int
 	held        int     // task containers at the prediction
 	heldAfter   float64 // mean task containers held from then until the maps end

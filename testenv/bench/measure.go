@@ -6,10 +6,13 @@ import (
 	"time"
 )
 
-// Measured is the wall time and the heap growth of one call.
+// Measured is the wall time, the heap growth and the CPU of one call.
 type Measured struct {
 	Wall     time.Duration
 	PeakHeap uint64 // bytes, sampled HeapAlloc high-water mark above the start
+	// CPU is this process's user+system CPU meanwhile (GC and the heap
+	// sampler included); 0 where the platform does not say.
+	CPU time.Duration
 }
 
 // measure runs f once, sampling the heap every millisecond, after a GC so
@@ -40,11 +43,13 @@ func measure(f func() error) (Measured, error) {
 			}
 		}
 	}()
+	cpu0 := processCPU()
 	start := time.Now()
 	err := f()
 	wall := time.Since(start)
+	cpu := processCPU() - cpu0
 	close(stop)
-	return Measured{Wall: wall, PeakHeap: <-peakc}, err
+	return Measured{Wall: wall, PeakHeap: <-peakc, CPU: cpu}, err
 }
 
 // mib formats bytes as MiB.

@@ -32,6 +32,7 @@ import (
 //	POST /__bench/reset                  zero the meter
 //	POST /__bench/advance?by=30s         run virtual time forward; answers the reading
 //	POST /__bench/prerendered?on=true    serve every GET from a render cache (false drops it)
+//	POST /__bench/gc                     collect the child's garbage; answers the reading
 //
 // The child exits when its stdin closes (the parent ended, however it
 // ended), on SIGKILL from the parent's stop, and — on Linux — when the
@@ -63,6 +64,53 @@ type rmReading struct {
 	AMRequests int64         `json:"amRequests"` // to running jobs' AMs (/proxy/...)
 	Now        time.Time     `json:"now"`        // the mini cluster's virtual time
 	HeapAlloc  uint64        `json:"heapAlloc"`  // the child's live heap when read
+	// Kinds splits requests, bytes and handler time by kind of request
+	// (requestKind), so a row can say which request costs what.
+	Kinds map[string]kindReading `json:"kinds,omitempty"`
+}
+
+// kindReading is the meter of one kind of request.
+type kindReading struct {
+	Busy     time.Duration `json:"busyNs"`
+	Requests int64         `json:"requests"`
+	Bytes    int64         `json:"bytes"`
+}
+
+// requestKinds are the kinds requestKind names, in the order rows list them.
+var requestKinds = []string{"apps", "nodes", "scheduler", "metrics", "containers", "appattempts", "node labels", "scheduler-conf", "AM", "JobHistory", "other"}
+
+// requestKind classifies a metered request by its path.
+func requestKind(path string) string {
+	const c = "/ws/v1/cluster/"
+	switch {
+	case strings.HasPrefix(path, "/proxy/"):
+		return "AM"
+	case strings.HasPrefix(path, "/ws/v1/history"):
+		return "JobHistory"
+	case !strings.HasPrefix(path, c):
+		return "other"
+	}
+	rest := strings.TrimSuffix(strings.TrimPrefix(path, c), "/")
+	first, tail, _ := strings.Cut(rest, "/")
+	switch {
+	case first == "apps" && tail == "":
+		return "apps"
+	case first == "apps" && strings.HasSuffix(tail, "/containers"):
+		return "containers"
+	case first == "apps" && strings.HasSuffix(tail, "/appattempts"):
+		return "appattempts"
+	case first == "nodes" && tail == "":
+		return "nodes"
+	case first == "scheduler" && tail == "":
+		return "scheduler"
+	case first == "metrics":
+		return "metrics"
+	case first == "scheduler-conf":
+		return "scheduler-conf"
+	case first == "get-node-labels" || first == "get-node-to-labels" || first == "label-mappings":
+		return "node labels"
+	}
+	return "other"
 }
 
 // sub is r minus an earlier reading (Now and HeapAlloc stay r's).
@@ -72,7 +120,29 @@ func (r rmReading) sub(before rmReading) rmReading {
 	r.Requests -= before.Requests
 	r.Bytes -= before.Bytes
 	r.AMRequests -= before.AMRequests
+	kinds := make(map[string]kindReading, len(r.Kinds))
+	for k, v := range r.Kinds {
+		b := before.Kinds[k]
+		if d := (kindReading{Busy: v.Busy - b.Busy, Requests: v.Requests - b.Requests, Bytes: v.Bytes - b.Bytes}); d.Requests != 0 {
+			kinds[k] = d
+		}
+	}
+	r.Kinds = kinds
 	return r
+}
+
+// byKind is the reading's split by kind of request, e.g. "apps 1 req
+// 23.5 MiB busy 400ms; nodes ...", in requestKinds' order.
+func (r rmReading) byKind() string {
+	var parts []string
+	for _, k := range requestKinds {
+		v, ok := r.Kinds[k]
+		if !ok {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %d req %.1f MiB busy %s", k, v.Requests, float64(v.Bytes)/(1<<20), v.Busy.Round(time.Millisecond)))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // rmMeter wraps the mini RM's handler, summing handler time and requests.
@@ -85,30 +155,47 @@ type rmMeter struct {
 	requests    atomic.Int64
 	bytes       atomic.Int64
 	amRequests  atomic.Int64
-	cpu0        atomic.Int64 // process CPU at the last reset, ns
+	cpu0        atomic.Int64          // process CPU at the last reset, ns
+	kinds       map[string]*kindMeter // fixed at construction (newRMMeter)
 	prerendered atomic.Bool
 	mu          sync.Mutex
 	cache       map[string]*httptest.ResponseRecorder
 }
 
+// kindMeter is one kind's share of the meter.
+type kindMeter struct{ busy, requests, bytes atomic.Int64 }
+
+func newRMMeter(h http.Handler) *rmMeter {
+	m := &rmMeter{h: h, kinds: make(map[string]*kindMeter, len(requestKinds))}
+	for _, k := range requestKinds {
+		m.kinds[k] = &kindMeter{}
+	}
+	return m
+}
+
 // countingWriter counts the body bytes a handler writes.
 type countingWriter struct {
 	http.ResponseWriter
-	n *atomic.Int64
+	n, kind *atomic.Int64
 }
 
 func (c countingWriter) Write(b []byte) (int, error) {
 	n, err := c.ResponseWriter.Write(b)
 	c.n.Add(int64(n))
+	c.kind.Add(int64(n))
 	return n, err
 }
 
 func (m *rmMeter) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
-	w := countingWriter{rw, &m.bytes}
+	km := m.kinds[requestKind(r.URL.Path)]
+	w := countingWriter{rw, &m.bytes, &km.bytes}
 	start := time.Now()
 	defer func() {
-		m.busy.Add(int64(time.Since(start)))
+		took := int64(time.Since(start))
+		m.busy.Add(took)
 		m.requests.Add(1)
+		km.busy.Add(took)
+		km.requests.Add(1)
 		if strings.HasPrefix(r.URL.Path, "/proxy/") {
 			m.amRequests.Add(1)
 		}
@@ -141,8 +228,14 @@ func (m *rmMeter) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 func (m *rmMeter) reading(now time.Time) rmReading {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
+	kinds := make(map[string]kindReading, len(m.kinds))
+	for k, km := range m.kinds {
+		if n := km.requests.Load(); n > 0 {
+			kinds[k] = kindReading{Busy: time.Duration(km.busy.Load()), Requests: n, Bytes: km.bytes.Load()}
+		}
+	}
 	return rmReading{Busy: time.Duration(m.busy.Load()), CPU: processCPU() - time.Duration(m.cpu0.Load()),
-		Requests: m.requests.Load(), Bytes: m.bytes.Load(), AMRequests: m.amRequests.Load(), Now: now, HeapAlloc: ms.HeapAlloc}
+		Requests: m.requests.Load(), Bytes: m.bytes.Load(), AMRequests: m.amRequests.Load(), Now: now, HeapAlloc: ms.HeapAlloc, Kinds: kinds}
 }
 
 func (m *rmMeter) reset() {
@@ -150,6 +243,11 @@ func (m *rmMeter) reset() {
 	m.requests.Store(0)
 	m.bytes.Store(0)
 	m.amRequests.Store(0)
+	for _, km := range m.kinds {
+		km.busy.Store(0)
+		km.requests.Store(0)
+		km.bytes.Store(0)
+	}
 	m.cpu0.Store(int64(processCPU()))
 }
 
@@ -182,7 +280,7 @@ func serveRMChild(name, warmArg string, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("warm %s: %w", name, err)
 	}
-	meter := &rmMeter{h: c.Handler()}
+	meter := newRMMeter(c.Handler())
 	meter.reset()
 	mux := http.NewServeMux()
 	mux.Handle("/", meter)
@@ -202,6 +300,14 @@ func serveRMChild(name, warmArg string, in io.Reader, out io.Writer) error {
 			return
 		}
 		c.Step(by)
+		// The simulation's garbage is the advance's: collected now, not
+		// during whichever measure comes next (it ran into the RM's CPU
+		// and the wall time of the next snapshot or scrape).
+		runtime.GC()
+		answer(w)
+	})
+	mux.HandleFunc("POST /__bench/gc", func(w http.ResponseWriter, r *http.Request) {
+		runtime.GC()
 		answer(w)
 	})
 	mux.HandleFunc("POST /__bench/prerendered", func(w http.ResponseWriter, r *http.Request) {
@@ -347,9 +453,12 @@ func (p *rmProcess) Prerendered(on bool) error {
 }
 
 // metered runs f under measure (wall time and this process's peak heap:
-// the client's alone) and reports what the child did meanwhile.
+// the client's alone) and reports what the child did meanwhile. The child
+// first collects its garbage, as measure does this process's: a measure
+// pays for what it renders, not for the GC debt of the one before (the
+// exporter's 49 MiB scrape ran into the next snapshot's RM CPU).
 func (p *rmProcess) metered(f func() error) (Measured, rmReading, error) {
-	before, err := p.Meter()
+	before, err := p.control(http.MethodPost, "gc")
 	if err != nil {
 		return Measured{}, rmReading{}, err
 	}

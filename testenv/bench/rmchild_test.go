@@ -61,6 +61,9 @@ func TestRMProcessServesMetersAdvancesAndStops(t *testing.T) {
 	if got.Requests != 1 || got.Bytes <= 0 || got.Busy <= 0 || got.Busy > meas.Wall {
 		t.Fatalf("meter over one GET (wall %s): %+v; want 1 request, some bytes, 0 < busy ≤ wall", meas.Wall, got)
 	}
+	if k := got.Kinds["metrics"]; len(got.Kinds) != 1 || k.Requests != 1 || k.Bytes != got.Bytes || k.Busy != got.Busy {
+		t.Fatalf("meter by kind over one GET of metrics: %+v; want all of it under metrics", got.Kinds)
+	}
 	if cum, err := rm.Meter(); err != nil || cum.Requests != 1 {
 		t.Fatalf("cumulative meter %+v (%v): want 1 request; control requests are not metered", cum, err)
 	}
@@ -123,5 +126,44 @@ func TestRMProcessExitsWhenItsStdinCloses(t *testing.T) {
 	}
 	if code := rm.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("child exited with %d (%s), want 0", code, rm.cmd.ProcessState)
+	}
+}
+
+// Each metered request is counted under one kind, so a row can say which
+// request costs what.
+func TestRequestKind(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"/ws/v1/cluster/apps", "apps"},
+		{"/ws/v1/cluster/apps/", "apps"},
+		{"/ws/v1/cluster/apps/application_1_0001", "other"},
+		{"/ws/v1/cluster/apps/application_1_0001/appattempts", "appattempts"},
+		{"/ws/v1/cluster/apps/application_1_0001/appattempts/appattempt_1_0001_000001/containers", "containers"},
+		{"/ws/v1/cluster/nodes", "nodes"},
+		{"/ws/v1/cluster/nodes/host:8041", "other"},
+		{"/ws/v1/cluster/scheduler", "scheduler"},
+		{"/ws/v1/cluster/scheduler-conf/version", "scheduler-conf"},
+		{"/ws/v1/cluster/metrics", "metrics"},
+		{"/ws/v1/cluster/get-node-labels", "node labels"},
+		{"/proxy/application_1_0001/ws/v1/mapreduce/jobs", "AM"},
+		{"/ws/v1/history/mapreduce/jobs", "JobHistory"},
+		{"/favicon.ico", "other"},
+	} {
+		if got := requestKind(tc.path); got != tc.want {
+			t.Errorf("requestKind(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}
+
+// A reading's difference keeps each kind's own difference and drops kinds
+// without requests in between.
+func TestRMReadingSubByKind(t *testing.T) {
+	before := rmReading{Requests: 3, Kinds: map[string]kindReading{"apps": {Busy: 10, Requests: 1, Bytes: 100}, "nodes": {Busy: 5, Requests: 2, Bytes: 50}}}
+	after := rmReading{Requests: 5, Kinds: map[string]kindReading{"apps": {Busy: 30, Requests: 3, Bytes: 400}, "nodes": {Busy: 5, Requests: 2, Bytes: 50}}}
+	d := after.sub(before)
+	if d.Requests != 2 || len(d.Kinds) != 1 || d.Kinds["apps"] != (kindReading{Busy: 20, Requests: 2, Bytes: 300}) {
+		t.Fatalf("sub: %+v; want 2 requests, apps only: 2 requests, 300 bytes, busy 20ns", d)
+	}
+	if s := d.byKind(); s != "apps 2 req 0.0 MiB busy 0s" {
+		t.Fatalf("byKind = %q", s)
 	}
 }

@@ -285,7 +285,7 @@ func tightRows(o Options) ([]Row, error) {
 	wt, wasteT := deadlineWork(stock)
 	return []Row{
 		{Area: "workloads", Name: fmt.Sprintf("%s (%d seeds): goals met over feasible goals, sidecar vs stock (%d of %d goals feasible)", name, n, fs, as),
-			Figure: fmt.Sprintf("%d/%d (%.0f%%)", ms, fs, 100*float64(ms)/float64(fs)), Baseline: fmt.Sprintf("%d/%d (%.0f%%)", mt, ft, 100*float64(mt)/float64(ft)),
+			Figure: fmt.Sprintf("%d/%d (%.1f%%)", ms, fs, 100*float64(ms)/float64(fs)), Baseline: fmt.Sprintf("%d/%d (%.1f%%)", mt, ft, 100*float64(mt)/float64(ft)),
 			Ratio: fmt.Sprintf("%+.0f pts", 100*(float64(ms)/float64(fs)-float64(mt)/float64(ft))), Goal: "≥98% (stock misses ≥20%)"},
 		{Area: "workloads", Name: fmt.Sprintf("%s (%d seeds): mean completion of jobs without goals, sidecar vs stock", name, n),
 			Figure: dur(noGoal(side)), Baseline: dur(noGoal(stock)), Ratio: fmt.Sprintf("%.2f×", noGoal(side)/noGoal(stock)), Goal: "≤1.05×"},

@@ -200,6 +200,12 @@ type App struct {
 	// still asks for in each node-label partition. Nil when the RM does not
 	// send it.
 	UsageByPartition map[string]AppPartitionUsage `json:"usageByPartition,omitempty"`
+	// UsageEstimated: UsageByPartition was not read this snapshot nor kept
+	// from an unchanged app's read, but its allocation split by what its
+	// queue uses per partition (a lean apps read, issue 19); only Used
+	// (and AMUsed, kept while the AM container is) is set, and its
+	// placement is never exact by partition.
+	UsageEstimated bool `json:"usageEstimated,omitempty"`
 	// Preempted is nil until preemption took something from the app.
 	Preempted *AppPreemption `json:"preempted,omitempty"`
 	Job       *Job           `json:"job,omitempty"`
@@ -289,6 +295,14 @@ type Job struct {
 	// tasks (running jobs only): the job's own speed, where its
 	// containers landed (online profiling, STEAMEngine).
 	CompletedMaps []float64 `json:"completedMaps,omitempty"`
+	// RunningReduces are the progress (0..1) and RunningReducesElapsed
+	// the seconds run of each running reduce, and RunningReduceNodes the
+	// node (HTTP host:port, "" unknown) of its running attempt, in one
+	// order, from the AM (running jobs only): the node type a reduce
+	// landed on sets its speed.
+	RunningReduces        []float64 `json:"runningReduces,omitempty"`
+	RunningReducesElapsed []float64 `json:"runningReducesElapsed,omitempty"`
+	RunningReduceNodes    []string  `json:"runningReduceNodes,omitempty"`
 }
 
 // TaskType is MAP or REDUCE.
