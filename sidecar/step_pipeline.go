@@ -65,6 +65,7 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		demandStep{Queues: d.Queues, Seen: seen},
 		deadlineStep{Models: d.Models, Residuals: d.Residuals, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		psPlanStep{},
+		routeGainStep{},
 		// Before the reservations: a goal job's claim may still take
 		// from a queue kept at its guarantee (EDF comes first).
 		servedFirstStep{Seen: seen},

@@ -22,14 +22,7 @@ type restoresStep struct {
 func (restoresStep) Name() string { return "restores" }
 
 func (st restoresStep) Run(s *decideState) error {
-	goal := map[string]bool{}
-	for _, qr := range s.Deadlines {
-		for _, j := range qr.Jobs {
-			if j.Deadline != nil {
-				goal[j.Queue] = true
-			}
-		}
-	}
+	goal := queuesWithGoals(s.Deadlines)
 	out := map[string]string{}
 	for _, path := range slices.Sorted(maps.Keys(s.Targets)) {
 		t := s.Targets[path]
