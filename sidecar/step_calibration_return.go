@@ -39,10 +39,7 @@ type calibrationReturnStep struct {
 func (calibrationReturnStep) Name() string { return "calibrationReturn" }
 
 func (st calibrationReturnStep) Run(s *decideState) error {
-	demand := map[string]progress.QueueDemand{}
-	for _, q := range s.Queues {
-		demand[q.Path] = q
-	}
+	demand := demandByPath(s.Queues)
 	slots := map[string]map[string]int64{}
 	for _, p := range s.Parts {
 		slots[p.Name] = p.Slots

@@ -267,17 +267,10 @@ func urgentQueues(s *decideState, claims []deadlineClaim, held map[string]int, h
 // admin's guarantee of each planned queue that is idle or runs a job with
 // a goal (whatever its verdict).
 func adminFloors(s *decideState, seen map[string]SeenValue, full, plannableSlots map[string]float64) map[string]map[string]float64 {
-	keep := map[string]bool{}
+	keep := queuesWithGoals(s.Deadlines)
 	for _, q := range s.Queues {
 		if q.Demand == 0 {
 			keep[q.Path] = true
-		}
-	}
-	for _, qr := range s.Deadlines {
-		for _, j := range qr.Jobs {
-			if j.Deadline != nil {
-				keep[j.Queue] = true
-			}
 		}
 	}
 	out := map[string]map[string]float64{}

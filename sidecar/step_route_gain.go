@@ -52,10 +52,7 @@ func (routeGainStep) Run(s *decideState) error {
 	for _, a := range s.Snap.RunningApps() {
 		running[a.Queue]++
 	}
-	byPath := map[string]progress.QueueDemand{}
-	for _, q := range s.Queues {
-		byPath[q.Path] = q
-	}
+	byPath := demandByPath(s.Queues)
 	floors := map[string]map[string]float64{}
 	for i := range s.Plan.Queues {
 		qp := &s.Plan.Queues[i]
@@ -116,6 +113,15 @@ func queuesWithGoals(reports []deadline.QueueReport) map[string]bool {
 				out[j.Queue] = true
 			}
 		}
+	}
+	return out
+}
+
+// demandByPath indexes the planned queues' demand by queue path.
+func demandByPath(queues []progress.QueueDemand) map[string]progress.QueueDemand {
+	out := make(map[string]progress.QueueDemand, len(queues))
+	for _, q := range queues {
+		out[q.Path] = q
 	}
 	return out
 }
