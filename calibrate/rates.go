@@ -116,9 +116,13 @@ func hostOf(addr string) string {
 	return addr
 }
 
+// DefaultMinSamples is Options.MinSamples' default.
+const DefaultMinSamples = 3
+
 // Options tune the estimator.
 type Options struct {
-	// MinSamples per (class, type) before a rate is known (default 3).
+	// MinSamples per (class, type) before a rate is known (default
+	// DefaultMinSamples).
 	MinSamples int
 	// HalfLifeRuns: a run's weight halves every this many newer runs of the
 	// class (exponential decay across runs of a recurring job; default 5).
@@ -195,7 +199,7 @@ func (t *Table) Unknown(class string, types []string) []string {
 // a cell unknown.
 func Estimate(samples []Sample, o Options) *Table {
 	if o.MinSamples <= 0 {
-		o.MinSamples = 3
+		o.MinSamples = DefaultMinSamples
 	}
 	if o.HalfLifeRuns <= 0 {
 		o.HalfLifeRuns = 5

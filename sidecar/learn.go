@@ -127,7 +127,7 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 // rebuild the table on every ingest.
 func measuresUnknown(t *calibrate.Table, fresh, all []calibrate.Sample, minSamples int) bool {
 	if minSamples <= 0 {
-		minSamples = 3 // calibrate.Estimate's default
+		minSamples = calibrate.DefaultMinSamples
 	}
 	type cell struct{ class, typ string }
 	open := map[cell]int{}
