@@ -70,6 +70,13 @@ func RunStatic(scenario string, seed int64, m *schedconf.Mutation) (Result, erro
 	if err != nil {
 		return Result{}, err
 	}
+	return RunStaticOn(sc, seed, m)
+}
+
+// RunStaticOn is RunStatic on a given scenario (a variant, e.g. with
+// preemption switched on); the result counts the RM's kills.
+func RunStaticOn(sc *sim.Scenario, seed int64, m *schedconf.Mutation) (Result, error) {
+	scenario := sc.Name
 	c, err := sim.NewCluster(sc, seed)
 	if err != nil {
 		return Result{}, err
@@ -84,7 +91,11 @@ func RunStatic(scenario string, seed int64, m *schedconf.Mutation) (Result, erro
 	if !c.RunUntilDone(Limit) {
 		return Result{}, fmt.Errorf("%s seed %d (%s) did not finish in %s", scenario, seed, mode, Limit)
 	}
-	return Result{Scenario: scenario, Seed: seed, Mode: mode, Jobs: c.Results()}, nil
+	res := Result{Scenario: scenario, Seed: seed, Mode: mode, Jobs: c.Results()}
+	res.Preempted, res.PreemptedSecs = c.PreemptionStats()
+	res.PreemptionLog = c.PreemptionEvents()
+	_, res.SpecKilled, res.SpecKilledSec = c.SpeculationStats()
+	return res, nil
 }
 
 // SidecarOptions tune a steered run.
