@@ -25,6 +25,10 @@ type PhaseModel struct {
 	// Monte-Carlo run draws one factor exp(JobSigma·N(0,1)) for all its
 	// tasks, so P(meet) carries that uncertainty too.
 	JobSigma float64
+	// RunMaps and RunReduces are the median tasks per run in the class's
+	// history (0: unknown): the size a new run of the class is expected to
+	// have before its AM reports its own (a goal job arriving).
+	RunMaps, RunReduces int
 }
 
 // Work is what remains of a job: maps not yet started, reduces not yet

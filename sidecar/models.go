@@ -1,6 +1,8 @@
 package sidecar
 
 import (
+	"slices"
+
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 )
@@ -40,7 +42,14 @@ func ModelsFromSamples(all []calibrate.Sample) map[string]deadline.PhaseModel {
 		}
 	}
 	mapsByJob := map[string]map[string][]float64{}
+	reducesByJob := map[string]map[string]int{}
 	for _, s := range all {
+		if !s.IsMap() {
+			if reducesByJob[s.Class] == nil {
+				reducesByJob[s.Class] = map[string]int{}
+			}
+			reducesByJob[s.Class][s.JobID]++
+		}
 		if s.IsMap() {
 			if mapsByJob[s.Class] == nil {
 				mapsByJob[s.Class] = map[string][]float64{}
@@ -57,8 +66,33 @@ func ModelsFromSamples(all []calibrate.Sample) map[string]deadline.PhaseModel {
 			ds.Jobs = append(ds.Jobs, j)
 		}
 		if m, ok := ds.Model(); ok {
+			m.RunMaps, m.RunReduces = runSize(jobs[class], reducesByJob[class])
 			out[class] = m
 		}
 	}
 	return out
+}
+
+// runSize is the median maps and reduces per run of a class's history
+// (0 when unknown). Maps come from each sample's JobMaps (the whole run's
+// count); reduces from the reduce samples per run, a lower bound when the
+// history holds a sample of a run's tasks.
+func runSize(jobs map[string][2]float64, reduces map[string]int) (maps, reds int) {
+	var m []int
+	for _, j := range jobs {
+		m = append(m, int(j[0]))
+	}
+	var r []int
+	for id := range jobs {
+		r = append(r, reduces[id])
+	}
+	return median(m), median(r)
+}
+
+func median(x []int) int {
+	if len(x) == 0 {
+		return 0
+	}
+	slices.Sort(x)
+	return x[len(x)/2]
 }

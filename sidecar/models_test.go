@@ -40,3 +40,26 @@ func TestModelsFromSamplesReduceOn(t *testing.T) {
 		}
 	}
 }
+
+// A class's typical run is the median of its runs' sizes (maps from each
+// sample's JobMaps, reduces counted per run).
+func TestModelsRunSize(t *testing.T) {
+	var all []calibrate.Sample
+	add := func(job string, maps, reduces int) {
+		all = append(all, calibrate.Sample{Class: "join", JobID: job, Type: "MAP", Elapsed: 67 * time.Second, JobMaps: maps},
+			calibrate.Sample{Class: "join", JobID: job, Type: "MAP", Elapsed: 70 * time.Second, JobMaps: maps})
+		for i := 0; i < reduces; i++ {
+			all = append(all, calibrate.Sample{Class: "join", JobID: job, Type: "REDUCE", Elapsed: 20 * time.Second, JobMaps: maps})
+		}
+	}
+	add("a", 60, 2)
+	add("b", 50, 1)
+	add("c", 70, 3)
+	m := ModelsFromSamples(all)["join"]
+	if m.RunMaps != 60 || m.RunReduces != 2 {
+		t.Errorf("typical run %d maps, %d reduces, want the medians 60 and 2", m.RunMaps, m.RunReduces)
+	}
+	if m := ModelsFromSamples(all[:2])["join"]; m.RunMaps != 60 || m.RunReduces != 0 {
+		t.Errorf("one run without reduces: %d maps, %d reduces, want 60 and 0", m.RunMaps, m.RunReduces)
+	}
+}

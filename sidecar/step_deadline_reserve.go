@@ -37,8 +37,17 @@ import (
 // one that cannot meet its goal too, as Polo's utility keeps growing for a
 // late job (digest 002 §1.3) — and an idle queue, whose next job (a goal
 // job arriving) then starts from its promise, not from the band's floor.
+//
+// The admin's band minimums (GuaranteeBands) come first of all: every
+// planned queue keeps its band's lower end, so a reservation is granted
+// from what the minimums leave and a queue's own minimum serves its own
+// claims first. Otherwise the band step that follows lifts a queue the
+// reservations left below its minimum back to it by taking from every
+// queue with room, the earliest deadline's reservation too (polo-a+
+// preemption: J4's 60 containers cut to 54 at 1530 s, so it missed).
 type deadlineReserveStep struct {
-	Seen map[string]SeenValue
+	Seen  map[string]SeenValue
+	Bands GuaranteeBands
 }
 
 func (deadlineReserveStep) Name() string { return "deadline reservations" }
@@ -61,19 +70,12 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 	if len(s.Plan.Queues) == 0 {
 		return nil
 	}
-	full := map[string]float64{}
-	for _, p := range s.Parts {
-		for _, n := range p.Slots {
-			full[p.Name] += float64(n)
-		}
-	}
-	promised := map[string]int{}
-	for _, qp := range s.Plan.Queues {
-		if v, ok := st.Seen[seenKey(qp.Path, qp.Home)]; ok {
-			promised[qp.Path] = int(math.Round(v.AbsShare * full[qp.Home]))
-		}
-	}
-	claims := deadlineClaims(s.Deadlines, promised)
+	full := partitionSlots(s)
+	promised := promisedContainers(s, st.Seen)
+	// Goal jobs arriving (arrivingGoalStep) and what running goal jobs
+	// hold (goalHoldStep) claim in their EDF turns too.
+	claims := append(append(deadlineClaims(s.Deadlines, promised), s.Arriving...), s.Holding...)
+	sort.SliceStable(claims, func(i, k int) bool { return claimLess(claims[i], claims[k]) })
 	totals := map[string]float64{}
 	for _, p := range plannable(s) {
 		for _, n := range p.Slots {
@@ -88,17 +90,30 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 	// nothing while the queue is idle (its share is lent out), and a goal
 	// job arriving there starts from it, as under stock.
 	pool := maps.Clone(totals)
+	own := bandMinimums(s, st.Bands, st.Seen, full)
+	for q, n := range own {
+		pool[home[q]] -= n
+	}
+	claiming := map[string]bool{}
+	for _, c := range claims {
+		claiming[c.Queue] = true
+	}
 	idle := map[string]int{}
 	for _, q := range s.Queues {
-		if q.Demand == 0 && promised[q.Path] > 0 {
+		// A queue whose goal job has arrived (no demand yet: its AM has
+		// not asked) is served by that job's claim, not kept idle.
+		if q.Demand == 0 && promised[q.Path] > 0 && !claiming[q.Path] {
 			if p, ok := home[q.Path]; ok {
-				n := min(promised[q.Path], int(pool[p]))
-				pool[p] -= float64(n)
+				avail := own[q.Path] + math.Max(0, pool[p])
+				n := min(promised[q.Path], int(math.Floor(avail+1e-9)))
+				mine := math.Min(float64(n), own[q.Path])
+				own[q.Path] -= mine
+				pool[p] -= float64(n) - mine
 				idle[q.Path] = n
 			}
 		}
 	}
-	held := reserveEDF(claims, home, pool)
+	held := reserveWithin(claims, home, pool, own)
 	// Floors per partition, in percent of the plannable partition (the
 	// plan's unit), and the plan's shares lifted to them. An idle queue's
 	// promise was set aside before the reservations, so it is held as
@@ -106,6 +121,14 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 	// (polo-a: J5's queue was cut to 6.8% while idle, 20% promised, so
 	// J5 arrived to 8 containers).
 	byPart := map[string]map[string]float64{}
+	for q, n := range bandMinimums(s, st.Bands, st.Seen, full) {
+		if p := home[q]; totals[p] > 0 {
+			if byPart[p] == nil {
+				byPart[p] = map[string]float64{}
+			}
+			byPart[p][q] = 100 * n / totals[p]
+		}
+	}
 	for _, containers := range []map[string]int{idle, held} {
 		for q, n := range containers {
 			p := home[q]
@@ -115,7 +138,7 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 			if byPart[p] == nil {
 				byPart[p] = map[string]float64{}
 			}
-			byPart[p][q] = 100 * float64(n) / totals[p]
+			byPart[p][q] = math.Max(byPart[p][q], 100*float64(n)/totals[p])
 		}
 	}
 	for part, adm := range adminFloors(s, st.Seen, full, totals) {
@@ -153,6 +176,31 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 	return nil
 }
 
+// partitionSlots are each partition's slots (all of them, not only the
+// plannable ones).
+func partitionSlots(s *decideState) map[string]float64 {
+	full := map[string]float64{}
+	for _, p := range s.Parts {
+		for _, n := range p.Slots {
+			full[p.Name] += float64(n)
+		}
+	}
+	return full
+}
+
+// promisedContainers are each planned queue's admin guarantee (first-seen
+// share) in its home partition, in containers.
+func promisedContainers(s *decideState, seen map[string]SeenValue) map[string]int {
+	full := partitionSlots(s)
+	promised := map[string]int{}
+	for _, qp := range s.Plan.Queues {
+		if v, ok := seen[seenKey(qp.Path, qp.Home)]; ok {
+			promised[qp.Path] = int(math.Round(v.AbsShare * full[qp.Home]))
+		}
+	}
+	return promised
+}
+
 // deadlineClaims are the running jobs with goals that need containers,
 // earliest deadline first (ties by job name). A job that can still meet
 // its goal claims what it needs; one that cannot claims its queue's admin
@@ -182,15 +230,7 @@ func deadlineClaims(reports []deadline.QueueReport, promised map[string]int) []d
 			out = append(out, deadlineClaim{Queue: j.Queue, Job: j.Name, Deadline: *j.Deadline, Needed: need, AtRisk: j.Verdict == deadline.AtRisk})
 		}
 	}
-	sort.SliceStable(out, func(i, k int) bool {
-		if out[i].Late != out[k].Late {
-			return !out[i].Late
-		}
-		if !out[i].Deadline.Equal(out[k].Deadline) {
-			return out[i].Deadline.Before(out[k].Deadline)
-		}
-		return out[i].Job < out[k].Job
-	})
+	sort.SliceStable(out, func(i, k int) bool { return claimLess(out[i], out[k]) })
 	return out
 }
 
@@ -218,24 +258,58 @@ func lateClaim(remaining, queueMax, promised int) int {
 // reserveEDF grants claims in order from each queue's home partition until
 // the partition's slots run out: containers held per queue.
 func reserveEDF(claims []deadlineClaim, home map[string]string, totals map[string]float64) map[string]int {
-	left := map[string]int{}
-	for p, n := range totals {
-		left[p] = int(n)
+	return reserveWithin(claims, home, totals, nil)
+}
+
+// reserveWithin is reserveEDF where each queue also has containers of its
+// own (own: its band minimum, set aside from pool) that serve its claims
+// before the shared pool does. A grant is whole containers, its own part
+// at most what the queue's own minimum holds, rounded down.
+func reserveWithin(claims []deadlineClaim, home map[string]string, pool map[string]float64, own map[string]float64) map[string]int {
+	left := map[string]float64{}
+	for p, n := range pool {
+		left[p] = n
 	}
+	mine := maps.Clone(own)
 	held := map[string]int{}
 	for _, c := range claims {
 		p, planned := home[c.Queue]
 		if !planned {
 			continue // a queue the plan leaves alone keeps its guarantee
 		}
-		g := min(c.Needed, left[p])
+		avail := math.Max(0, mine[c.Queue]) + math.Max(0, left[p])
+		g := min(c.Needed, int(math.Floor(avail+1e-9)))
 		if g <= 0 {
 			continue
 		}
+		fromOwn := math.Min(float64(g), math.Max(0, mine[c.Queue]))
 		held[c.Queue] += g
-		left[p] -= g
+		if mine != nil {
+			mine[c.Queue] -= fromOwn
+		}
+		left[p] -= float64(g) - fromOwn
 	}
 	return held
+}
+
+// bandMinimums are the containers (fractional) of each planned queue's
+// band minimum in its home partition (GuaranteeBands' lower end, of the
+// first-seen parent share): what the band step would lift the queue to
+// anyway.
+func bandMinimums(s *decideState, bands GuaranteeBands, seen map[string]SeenValue, full map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for _, qp := range s.Plan.Queues {
+		v, ok := seen[seenKey(qp.Path, qp.Home)]
+		if !ok || v.Share <= 0 {
+			continue
+		}
+		lo := BandOfSeen(bands.For(qp.Path), v).Lo
+		parentAbs := v.AbsShare / (v.Share / 100)
+		if n := lo / 100 * parentAbs * full[qp.Home]; n > 0 {
+			out[qp.Path] = n
+		}
+	}
+	return out
 }
 
 // urgentQueues are the queues whose reservation serves a job at risk and

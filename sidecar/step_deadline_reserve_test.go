@@ -280,3 +280,72 @@ func TestUrgentRules(t *testing.T) {
 		t.Errorf("urgent step: %v (limited %v), want b at 47", res.Next, res.Limited)
 	}
 }
+
+// The admin's band minimums come before the reservations: a claim is
+// granted from what they leave (its own queue's minimum first), so the
+// band step has nothing to lift afterwards and never squeezes the
+// earliest deadline's reservation. root.{a,b,c} at 60/20/20 of 100 slots,
+// default bands 0.25×–4×: minimums 15, 5, 5.
+func TestDeadlineReserveBandMinimums(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	soon, later := t0.Add(150*time.Second), t0.Add(3000*time.Second)
+	tree := mustTree(t, schedconf.Conf{pre + "root.queues": "a,b,c",
+		pre + "root.a.capacity": "60", pre + "root.b.capacity": "20", pre + "root.c.capacity": "20"})
+	seen := map[string]SeenValue{}
+	for q, v := range map[string]float64{"root.a": 60, "root.b": 20, "root.c": 20} {
+		seen[seenKey(q, "")] = SeenValue{Share: v, AbsShare: v / 100}
+	}
+	cfg, _ := ParseConfig(nil)
+	rep := func(q, name string, due time.Time, needed int) deadline.QueueReport {
+		return deadline.QueueReport{Queue: q, Jobs: []deadline.JobReport{{Name: name, Queue: q, Deadline: &due, Needed: needed, Verdict: deadline.AtRisk}}}
+	}
+	for _, tc := range []struct {
+		name      string
+		deadlines []deadline.QueueReport
+		want      map[string]float64
+	}{
+		{"one claim takes all the minimums leave", []deadline.QueueReport{rep("root.b", "j4", soon, 90)},
+			map[string]float64{"root.a": 15, "root.b": 80, "root.c": 5}},
+		{"a claim within its own minimum costs the pool nothing", []deadline.QueueReport{rep("root.b", "j4", soon, 75), rep("root.c", "j2", later, 5)},
+			map[string]float64{"root.a": 15, "root.b": 75, "root.c": 10}},
+		{"the later deadline gets what is left, the earlier is not squeezed", []deadline.QueueReport{rep("root.b", "j4", soon, 60), rep("root.c", "j2", later, 40)},
+			map[string]float64{"root.a": 15, "root.b": 60, "root.c": 25}},
+	} {
+		s := &decideState{Tree: tree, Parts: []progress.PartitionSlots{{Name: "", Slots: map[string]int64{"t": 100}}}, Deadlines: tc.deadlines}
+		for _, q := range []string{"root.a", "root.b", "root.c"} {
+			s.Queues = append(s.Queues, progress.QueueDemand{Path: q, Demand: 50})
+			s.Plan.Queues = append(s.Plan.Queues, progress.QueuePlan{Path: q, Capacity: map[string]float64{"": 100.0 / 3}})
+		}
+		if err := (deadlineReserveStep{Seen: seen, Bands: cfg.Bands()}).Run(s); err != nil {
+			t.Fatal(err)
+		}
+		for _, qp := range s.Plan.Queues {
+			if got := qp.Capacity[""]; math.Abs(got-tc.want[qp.Path]) > 1e-6 {
+				t.Errorf("%s: %s at %.3f%%, want %.3f%%", tc.name, qp.Path, got, tc.want[qp.Path])
+			}
+		}
+	}
+}
+
+func TestReserveWithin(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	claim := func(q, job string, s, n int) deadlineClaim {
+		return deadlineClaim{Queue: q, Job: job, Deadline: t0.Add(time.Duration(s) * time.Second), Needed: n}
+	}
+	home := map[string]string{"root.a": "", "root.b": ""}
+	for _, tc := range []struct {
+		name   string
+		claims []deadlineClaim
+		pool   map[string]float64
+		own    map[string]float64
+		want   map[string]int
+	}{
+		{"own minimum first, then the pool", []deadlineClaim{claim("root.a", "j1", 100, 10)}, map[string]float64{"": 8}, map[string]float64{"root.a": 5}, map[string]int{"root.a": 10}},
+		{"another queue's minimum is not taken", []deadlineClaim{claim("root.a", "j1", 100, 20)}, map[string]float64{"": 8}, map[string]float64{"root.a": 5, "root.b": 5}, map[string]int{"root.a": 13}},
+		{"fractional minimum and pool: whole containers", []deadlineClaim{claim("root.a", "j1", 100, 20)}, map[string]float64{"": 2.5}, map[string]float64{"root.a": 6.4}, map[string]int{"root.a": 8}},
+	} {
+		if got := reserveWithin(tc.claims, home, tc.pool, tc.own); !maps.Equal(got, tc.want) {
+			t.Errorf("%s: held %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -27,7 +27,13 @@ type decideState struct {
 	Parts     []progress.PartitionSlots
 	Queues    []progress.QueueDemand
 	Deadlines []deadline.QueueReport
-	Plan      progress.CapacityPlan
+	// Arriving are the claims of goal jobs whose AM has not reported its
+	// tasks yet (arrivingGoalStep), sized by their class's history.
+	Arriving []deadlineClaim
+	// Holding are the claims for what running goal jobs hold beyond their
+	// claims when the RM preempts (goalHoldStep).
+	Holding []deadlineClaim
+	Plan    progress.CapacityPlan
 	// Shares is the planned share of each partition (0..1) for every queue
 	// the plan moves, leaves and parents; Fixed are the leaves it leaves
 	// as they are (pinned, unlisted, dynamic).
@@ -64,12 +70,14 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		ratesStep{ReadCost: d.ReadCost},
 		demandStep{Queues: d.Queues, Seen: seen},
 		deadlineStep{Models: d.Models, Residuals: d.Residuals, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
+		arrivingGoalStep{Models: d.Models, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		psPlanStep{},
 		routeGainStep{},
 		// Before the reservations: a goal job's claim may still take
 		// from a queue kept at its guarantee (EDF comes first).
 		servedFirstStep{Seen: seen},
-		deadlineReserveStep{Seen: seen},
+		goalHoldStep{Guard: d.Preemption, Seen: seen},
+		deadlineReserveStep{Seen: seen, Bands: d.Guarantees},
 		hierarchyStep{},
 		targetsStep{},
 		// Before the restores: an idle queue sent home from calibration

@@ -104,7 +104,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 	wg.Add(5)
 	go func() { defer wg.Done(); nodes, nodeErr = c.observeNodes(ctx, opts.Now, opts.NodeListingMaxAge) }()
 	go func() { defer wg.Done(); snap.Queues, queueUsage, qErr = c.queues(ctx) }()
-	go func() { defer wg.Done(); snap.Apps, aErr = c.apps(ctx, lean, "RUNNING") }()
+	go func() { defer wg.Done(); snap.Apps, aErr = c.apps(ctx, lean, "RUNNING", "ACCEPTED") }()
 	go func() { defer wg.Done(); labels, labelErr = c.NodeLabels(ctx) }()
 	go func() { defer wg.Done(); confVersion, confErr = c.ConfVersion(ctx) }()
 	wg.Wait()
@@ -141,6 +141,10 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		snap.Partitions = usedFromQueues(snap.Partitions, snap.Queues)
 	}
 	snap.ResolveAppQueues()
+	// Apps waiting for their AM to register are listed apart: nothing of
+	// theirs runs yet, but a goal job among them can be planned for
+	// before its tasks queue (issue 18).
+	snap.Apps, snap.Accepted = splitAccepted(snap.Apps)
 	c.usage.sawQueues(queueUsage)
 	if lean && !carryUsage(snap.Apps) {
 		kept, estimated := fillUsage(snap.Apps, c.usage.entries(), snap.Queues)
@@ -282,4 +286,17 @@ func partitions(nodes []cluster.Node, labels []Label) []cluster.Partition {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// splitAccepted moves the ACCEPTED apps out of apps (in order).
+func splitAccepted(apps []cluster.App) (running, accepted []cluster.App) {
+	running = apps[:0:0]
+	for _, a := range apps {
+		if a.State == cluster.AppAccepted {
+			accepted = append(accepted, a)
+			continue
+		}
+		running = append(running, a)
+	}
+	return running, accepted
 }

@@ -371,7 +371,11 @@ type Snapshot struct {
 	Partitions  []Partition `json:"partitions"`
 	Queues      []Queue     `json:"queues"`
 	Apps        []App       `json:"apps"`
-	Errors      []LoadError `json:"errors,omitempty"`
+	// Accepted are the apps whose AM has not registered yet (ACCEPTED):
+	// listed apart from Apps, which are running, so that nothing counts
+	// them as using the cluster.
+	Accepted []App       `json:"accepted,omitempty"`
+	Errors   []LoadError `json:"errors,omitempty"`
 }
 
 // Queue returns the queue with the given full path or short name.
