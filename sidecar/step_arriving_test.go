@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/progress"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
 // Goal jobs arriving are sized by their class's typical run and claim the
@@ -81,5 +83,35 @@ func TestArrivingClaimsOrder(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{"sooner", "later"}) {
 		t.Errorf("order %v, want sooner, later", names)
+	}
+}
+
+// Arriving claims are made only when the RM preempts and preemption on
+// purpose is allowed (the step's doc: without preemption they cost
+// hetero-100-tight goals; in the safe mode the guard's budget holds).
+func TestArrivingGoalStepOnlyWithPreemption(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	m := deadline.PhaseModel{Map: deadline.LogNormal{Mu: math.Log(10), Sigma: 0.01}, RunMaps: 4}
+	tree := mustTree(t, schedconf.Conf{pre + "root.queues": "a", pre + "root.a.capacity": "100"})
+	for _, tc := range []struct {
+		name    string
+		guard   *PreemptionGuard
+		claimed bool
+	}{
+		{"no guard", nil, false},
+		{"preemption off", &PreemptionGuard{Config: PreemptionConfig{Enabled: "off"}}, false},
+		{"preemption on, safe mode", &PreemptionGuard{Config: PreemptionConfig{Enabled: "on"}}, false},
+		{"preemption on, on purpose", &PreemptionGuard{Config: PreemptionConfig{Enabled: "on", OnPurpose: true}}, true},
+	} {
+		s := &decideState{Tree: tree, Parts: []progress.PartitionSlots{{Name: "", Slots: map[string]int64{"t": 10}}},
+			ClassOf: func(cluster.App) string { return "c" },
+			Snap:    cluster.Snapshot{Time: t0, Accepted: []cluster.App{{Name: "j", Queue: "root.a", State: cluster.AppAccepted, StartedTime: t0, Tags: []string{"deadline=+100s"}}}}}
+		st := arrivingGoalStep{Guard: tc.guard, Models: func() map[string]deadline.PhaseModel { return map[string]deadline.PhaseModel{"c": m} }}
+		if err := st.Run(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(s.Arriving) > 0; got != tc.claimed {
+			t.Errorf("%s: claimed %v (%+v), want %v", tc.name, got, s.Arriving, tc.claimed)
+		}
 	}
 }

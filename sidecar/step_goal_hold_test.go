@@ -36,3 +36,26 @@ func TestHoldClaims(t *testing.T) {
 		}
 	}
 }
+
+// Without preemption a cut kills nothing: no hold claims.
+func TestGoalHoldStepOnlyWithPreemption(t *testing.T) {
+	goal := time.Unix(1_700_000_150, 0)
+	reports := []deadline.QueueReport{{Queue: "q", Jobs: []deadline.JobReport{{Name: "j4", Queue: "q", Deadline: &goal, Held: 60, Needed: 1, Verdict: deadline.OnTrack}}}}
+	for _, tc := range []struct {
+		name  string
+		guard *PreemptionGuard
+		want  int
+	}{
+		{"no guard", nil, 0},
+		{"preemption off", &PreemptionGuard{Config: PreemptionConfig{Enabled: "off"}}, 0},
+		{"preemption on", &PreemptionGuard{Config: PreemptionConfig{Enabled: "on"}}, 1},
+	} {
+		s := &decideState{Deadlines: reports}
+		if err := (goalHoldStep{Guard: tc.guard}).Run(s); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Holding) != tc.want {
+			t.Errorf("%s: %d hold claims, want %d", tc.name, len(s.Holding), tc.want)
+		}
+	}
+}
