@@ -27,6 +27,17 @@ import (
 // The split sums, per queue and partition, to what the RM says the queue
 // uses, less what the kept apps use.
 
+// Where node types are given and no partition holds a single node type,
+// resourceInfo places no app exactly (every app on a mixed partition is
+// listed or estimated by type anyway), so apps are read lean from the
+// first snapshot on: each app's use per partition is estimated as above
+// and marked UsageEstimated, and its AM container's resources are its
+// queue's AM use in the AM node's partition shared among the queue's
+// estimated apps with an AM there (the scheduler answer's amUsed). A
+// snapshot with no node listing yet reads lean on that assumption and
+// re-reads apps in full when the listing shows a partition of one node
+// type, where resourceInfo is the exact placement.
+
 // DefaultAppUsageMaxAge is ObserveOptions.AppUsageMaxAge's default.
 const DefaultAppUsageMaxAge = 5 * time.Minute
 
@@ -57,6 +68,42 @@ func (u *appUsageCache) sawQueues(usage bool) {
 	u.mu.Unlock()
 }
 
+// nodeTypesSeen is what the latest node listing says about the
+// partitions' node types, for the apps-read decision.
+type nodeTypesSeen int
+
+const (
+	typesNotGiven  nodeTypesSeen = iota // no node types: placement by partition unused
+	typesNoListing                      // node types given, no listing read yet
+	typesMixed                          // every usable partition mixes node types
+	typesSingle                         // some usable partition holds one node type
+)
+
+// seenTypes classifies a node listing's partitions by node type.
+func seenTypes(nodes []cluster.Node, nodeType func(cluster.Node) string) nodeTypesSeen {
+	if nodeType == nil {
+		return typesNotGiven
+	}
+	byPartition := map[string]map[string]bool{}
+	for _, n := range nodes {
+		if !n.Usable() {
+			continue
+		}
+		m := byPartition[n.Partition]
+		if m == nil {
+			m = map[string]bool{}
+			byPartition[n.Partition] = m
+		}
+		m[nodeType(n)] = true
+	}
+	for _, m := range byPartition {
+		if len(m) == 1 {
+			return typesSingle
+		}
+	}
+	return typesMixed
+}
+
 // appsReadInput is what the lean-or-full decision looks at.
 type appsReadInput struct {
 	Have   bool          // a full read is kept
@@ -68,6 +115,9 @@ type appsReadInput struct {
 	// NoUsage: the scheduler answer of the last snapshot had no use per
 	// partition (before 3.x), so changed apps could not be split.
 	NoUsage bool
+	// Types is what the latest node listing says of partitions' node
+	// types.
+	Types nodeTypesSeen
 }
 
 // Reasons for an apps-read decision (logged, and tested).
@@ -79,6 +129,9 @@ const (
 	appsAged      = "full: kept use older than the max age"
 	appsClockBack = "full: clock before the last full read"
 	appsNoQueues  = "full: the scheduler answer has no use per partition"
+	appsMixed     = "lean: no partition holds one node type, resourceInfo places no app exactly"
+	appsNoListing = "lean: no node listing yet, assumed mixed (re-read in full if a partition holds one node type)"
+	appsSingle    = "full: the node listing shows a partition of one node type"
 )
 
 // decideAppsRead says whether /apps may leave resourceInfo out.
@@ -86,12 +139,16 @@ func decideAppsRead(in appsReadInput) (lean bool, why string) {
 	switch {
 	case in.MaxAge < 0:
 		return false, appsAlways
+	case in.NoUsage:
+		return false, appsNoQueues
+	case in.Types == typesMixed:
+		return true, appsMixed
+	case in.Types == typesNoListing && !in.Have:
+		return true, appsNoListing
 	case !in.Have:
 		return false, appsNone
 	case in.RM != in.LastRM:
 		return false, appsOtherRM
-	case in.NoUsage:
-		return false, appsNoQueues
 	case in.Time.Before(in.FullAt):
 		return false, appsClockBack
 	case in.Time.Sub(in.FullAt) > in.MaxAge:
@@ -101,13 +158,13 @@ func decideAppsRead(in appsReadInput) (lean bool, why string) {
 }
 
 // plan is the decision for this snapshot, from what is kept.
-func (u *appUsageCache) plan(rm string, now time.Time, maxAge time.Duration) (bool, string) {
+func (u *appUsageCache) plan(rm string, now time.Time, maxAge time.Duration, types nodeTypesSeen) (bool, string) {
 	if maxAge == 0 {
 		maxAge = DefaultAppUsageMaxAge
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	return decideAppsRead(appsReadInput{Have: u.have, LastRM: u.rm, RM: rm, FullAt: u.fullAt, Time: now, MaxAge: maxAge, NoUsage: u.noUsage})
+	return decideAppsRead(appsReadInput{Have: u.have, LastRM: u.rm, RM: rm, FullAt: u.fullAt, Time: now, MaxAge: maxAge, NoUsage: u.noUsage, Types: types})
 }
 
 // putFull keeps a full read's use per app (apps without resourceInfo —

@@ -101,7 +101,8 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 			planAt = time.Now().UTC()
 		}
 	}
-	lean, appsWhy := c.usage.plan(c.ActiveRM(), planAt, opts.AppUsageMaxAge)
+	types := c.nodeList.typesSeen(opts.NodeType)
+	lean, appsWhy := c.usage.plan(c.ActiveRM(), planAt, opts.AppUsageMaxAge, types)
 	wg.Add(5)
 	go func() { defer wg.Done(); nodes, nodeErr = c.observeNodes(ctx, opts.Now, opts.NodeListingMaxAge) }()
 	go func() { defer wg.Done(); snap.Queues, queueUsage, qErr = c.queues(ctx) }()
@@ -119,6 +120,14 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		if nodes, nodeErr = c.observeNodes(ctx, opts.Now, opts.NodeListingMaxAge); nodeErr != nil {
 			return snap, fmt.Errorf("observe %s: %w", c.ActiveRM(), nodeErr)
 		}
+	}
+	if lean && appsWhy == appsNoListing && seenTypes(nodes.nodes, opts.NodeType) == typesSingle {
+		// Read lean on the assumption that no partition holds one node
+		// type; one does, and there resourceInfo is the exact placement.
+		if snap.Apps, aErr = c.apps(ctx, false, "RUNNING"); aErr != nil {
+			return snap, fmt.Errorf("observe %s: %w", c.ActiveRM(), aErr)
+		}
+		lean, appsWhy = false, appsSingle
 	}
 	snap.Nodes = nodes.nodes
 	snap.RM = c.ActiveRM()
@@ -144,8 +153,10 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 	snap.ResolveAppQueues()
 	c.usage.sawQueues(queueUsage)
 	if lean && !carryUsage(snap.Apps) {
-		kept, estimated := fillUsage(snap.Apps, c.usage.entries(), snap.Queues)
-		c.cfg.Logger.Debug("apps read", "decision", appsWhy, "apps", len(snap.Apps), "use_kept", kept, "use_estimated", estimated)
+		entries := c.usage.entries()
+		kept, estimated := fillUsage(snap.Apps, entries, snap.Queues)
+		ams := estimateAMUse(snap.Apps, entries, snap.Queues, nodePartitions(snap.Nodes))
+		c.cfg.Logger.Debug("apps read", "decision", appsWhy, "apps", len(snap.Apps), "use_kept", kept, "use_estimated", estimated, "am_estimated", ams)
 	} else {
 		c.usage.putFull(snap.RM, snap.Time, snap.Apps)
 		c.cfg.Logger.Debug("apps read", "decision", appsWhy, "apps", len(snap.Apps))
@@ -259,6 +270,15 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 // attempts. It was 400 counted as two per app, which lists the same 200
 // apps: the count is now what is spent.
 const defaultListingBudget = 200
+
+// nodePartitions maps node ids to their partitions.
+func nodePartitions(nodes []cluster.Node) map[string]string {
+	out := make(map[string]string, len(nodes))
+	for _, n := range nodes {
+		out[n.ID] = n.Partition
+	}
+	return out
+}
 
 // partitions groups usable nodes by label, with exclusivity from the labels.
 func partitions(nodes []cluster.Node, labels []Label) []cluster.Partition {
