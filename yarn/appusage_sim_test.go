@@ -16,16 +16,15 @@ import (
 
 // On the mini cluster, where a partition holds one node type (the
 // classifier's default types, by size and partition): the first snapshot
-// reads apps with resourceInfo (after a lean read on the assumption that
-// none does, as no listing is in yet), the next ones (within
-// AppUsageMaxAge) without it. Where every partition mixes types, every
-// snapshot reads apps lean, the first and
-// those past the max age too. Either way an app not marked UsageEstimated
-// has the use per partition a full read shows; all apps of a queue
-// together use, per partition, what the full read's apps do (to
-// rounding: 1 MB per estimated app); an app with estimated use is never
-// placed exactly by partition; an app's estimated AM use is its queue's
-// (here every AM of a queue is one size: what a full read shows).
+// reads apps with resourceInfo, the next ones (within AppUsageMaxAge)
+// without it. Where every partition mixes types, every snapshot after the
+// first (which has no listing to say so) reads apps lean, those past the
+// max age too. Either way an app not marked UsageEstimated has the use
+// per partition a full read shows; all apps of a queue together use, per
+// partition, what the full read's apps do (to rounding: 1 MB per
+// estimated app); an app with estimated use is never placed exactly by
+// partition; an app's estimated AM use is what a full read shows (every
+// AM of a queue is one size here).
 func TestObserveLeanAppsRead(t *testing.T) {
 	hostRules := calibrate.Classifier{Rules: []calibrate.NodeTypeRule{{Name: "cpu-old", HostPattern: "cpu-old-*"}, {Name: "cpu-new", HostPattern: "cpu-new-*"}, {Name: "gpu", HostPattern: "gpu-*"}}}
 	// Two types dealt by a hash of the node id: both partitions mix them
@@ -37,20 +36,17 @@ func TestObserveLeanAppsRead(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		nodeType func(cluster.Node) string
-		// leanFirst: lean reads in the first snapshot; mixed: every
-		// later read lean, past the max age too.
-		leanFirst int64
-		mixed     bool
+		mixed    bool // every read after the first lean, past the max age too
 	}{
-		{"every partition of one node type", calibrate.Classifier{}.TypeOf, 1, false},
-		{"one partition of one node type, one mixed", hostRules.TypeOf, 1, false},
-		{"every partition mixed", alternate, 1, true},
+		{"every partition of one node type", calibrate.Classifier{}.TypeOf, false},
+		{"one partition of one node type, one mixed", hostRules.TypeOf, false},
+		{"every partition mixed", alternate, true},
 	} {
-		t.Run(tc.name, func(t *testing.T) { leanAppsRead(t, tc.nodeType, tc.leanFirst, tc.mixed) })
+		t.Run(tc.name, func(t *testing.T) { leanAppsRead(t, tc.nodeType, tc.mixed) })
 	}
 }
 
-func leanAppsRead(t *testing.T, nodeType func(cluster.Node) string, leanFirst int64, mixed bool) {
+func leanAppsRead(t *testing.T, nodeType func(cluster.Node) string, mixed bool) {
 	c, srv, leanReads := countedSimRM(t, "hetero-100", 20*time.Minute, func(r *http.Request) bool {
 		return r.URL.Path == "/ws/v1/cluster/apps" && strings.Contains(r.URL.Query().Get("deSelects"), "resourceInfo")
 	})
@@ -130,14 +126,12 @@ func leanAppsRead(t *testing.T, nodeType func(cluster.Node) string, leanFirst in
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := leanReads.Load(); n != leanFirst {
-		t.Fatalf("first snapshot: %d apps reads without resourceInfo, want %d", n, leanFirst)
+	if n := leanReads.Load(); n != 0 {
+		t.Fatalf("first snapshot: %d apps reads without resourceInfo, want a full one", n)
 	}
-	if !mixed {
-		for _, a := range snap.Apps {
-			if a.UsageEstimated || a.AMEstimated {
-				t.Fatalf("%s: estimated use after a full read", a.ID)
-			}
+	for _, a := range snap.Apps {
+		if a.UsageEstimated || a.AMEstimated {
+			t.Fatalf("%s: estimated use after a full read", a.ID)
 		}
 	}
 	check("first", snap)

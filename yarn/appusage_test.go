@@ -34,7 +34,7 @@ func TestDecideAppsRead(t *testing.T) {
 		{"every partition mixed, failover", func(in *appsReadInput) { in.Types, in.RM = typesMixed, "rm2" }, true, appsMixed},
 		{"every partition mixed, reuse off", func(in *appsReadInput) { in.Types, in.MaxAge = typesMixed, -1 }, false, appsAlways},
 		{"every partition mixed, no queue use per partition", func(in *appsReadInput) { in.Types, in.NoUsage = typesMixed, true }, false, appsNoQueues},
-		{"no listing yet, nothing kept", func(in *appsReadInput) { in.Types, in.Have = typesNoListing, false }, true, appsNoListing},
+		{"no listing yet, nothing kept", func(in *appsReadInput) { in.Types, in.Have = typesNoListing, false }, false, appsNone},
 		{"no listing yet, kept and young", func(in *appsReadInput) { in.Types = typesNoListing }, true, appsLean},
 		{"a single-type partition, nothing kept", func(in *appsReadInput) { in.Types, in.Have = typesSingle, false }, false, appsNone},
 		{"a single-type partition, aged", func(in *appsReadInput) {

@@ -121,14 +121,6 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 			return snap, fmt.Errorf("observe %s: %w", c.ActiveRM(), nodeErr)
 		}
 	}
-	if lean && appsWhy == appsNoListing && seenTypes(nodes.nodes, opts.NodeType) == typesSingle {
-		// Read lean on the assumption that no partition holds one node
-		// type; one does, and there resourceInfo is the exact placement.
-		if snap.Apps, aErr = c.apps(ctx, false, "RUNNING"); aErr != nil {
-			return snap, fmt.Errorf("observe %s: %w", c.ActiveRM(), aErr)
-		}
-		lean, appsWhy = false, appsSingle
-	}
 	snap.Nodes = nodes.nodes
 	snap.RM = c.ActiveRM()
 	if snap.Time.IsZero() {

@@ -22,8 +22,7 @@ import (
 // simulated minutes, as the user ran yarnsim:
 //   - one snapshot as the daemon takes it (node types from host rules,
 //     placement per type from resourceUsagesByPartition, listings only for
-//     apps on mixed partitions within the default budget; apps read
-//     without resourceInfo where no partition holds one node type) against
+//     apps on mixed partitions within the default budget) against
 //     exporterScrape — what PBWebMedia/yarn-prometheus-exporter does per
 //     scrape — measured back to back;
 //   - the next snapshot 30 s later, against the same with the node
@@ -258,16 +257,9 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	}
 
 	placed := map[cluster.PlacementSource]int{}
-	firstAM := 0
 	for _, a := range snap.RunningApps() {
 		placed[a.Placement]++
-		if a.AMEstimated {
-			firstAM++
-		}
 	}
-	// Where no partition holds one node type, apps are read lean from
-	// the first snapshot (yarn/appusage.go).
-	firstEstimated := usageEstimated(snap)
 	label := fmt.Sprintf("%s (%d nodes, %d running apps, %d queues)", name, len(snap.Nodes), len(snap.RunningApps()), len(snap.LeafQueues()))
 	// The next snapshot, 30 s later, reps times (the RM advances 30 s
 	// before each): the daemon's client (node listing reused while the
@@ -408,8 +400,8 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		return fmt.Sprintf("%.2f× CPU (client + RM)", (m.CPU+r.CPU).Seconds()/max((bm.CPU+br.CPU).Seconds(), 1e-9))
 	}
 	rows := []Row{
-		{Area: "scale", Name: fmt.Sprintf("%s: one snapshot (placement: %d by partition, %d listed, %d estimated; use per partition estimated for %d apps, AM use for %d); %s", label,
-			placed[cluster.PlacementPartition], placed[cluster.PlacementListed], placed[cluster.PlacementEstimated], firstEstimated, firstAM, rmShare(snRM, snM.Wall)),
+		{Area: "scale", Name: fmt.Sprintf("%s: one snapshot (placement: %d by partition, %d listed, %d estimated); %s", label,
+			placed[cluster.PlacementPartition], placed[cluster.PlacementListed], placed[cluster.PlacementEstimated], rmShare(snRM, snM.Wall)),
 			Figure:   fmt.Sprintf("%s%s, %.0f MiB heap; %s", ms(snM.Wall), sn.spread(), mib(snM.PeakHeap), cpu(snM, snRM)),
 			Baseline: fmt.Sprintf("exporter scrape %s%s, %.0f MiB; %s (%d nodes, %d apps; %s)", ms(exM.Wall), ex.spread(), mib(exM.PeakHeap), cpu(exM, exRM), seen.Nodes, seen.Apps, rmShare(exRM, exM.Wall)),
 			Ratio:    fmt.Sprintf("%.2f× time, %.2f× heap; %s", snM.Wall.Seconds()/exM.Wall.Seconds(), float64(snM.PeakHeap)/float64(max(exM.PeakHeap, 1)), cpuRatio(snM, snRM, exM, exRM)),
@@ -419,7 +411,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 			Baseline: fmt.Sprintf("exporter scrape, pre-rendered: %s%s, %.0f MiB", ms(exPM.Wall), exP.spread(), mib(exPM.PeakHeap)),
 			Ratio:    fmt.Sprintf("%.2f× time, %.2f× heap", snPM.Wall.Seconds()/exPM.Wall.Seconds(), float64(snPM.PeakHeap)/float64(max(exPM.PeakHeap, 1))),
 			Goal:     "≤0.5× time, ≤1× heap"},
-		{Area: "scale", Name: fmt.Sprintf("%s: the next snapshot, 30 s later (node listing reused: %v; apps read without resourceInfo, use per partition estimated for %d apps); %s",
+		{Area: "scale", Name: fmt.Sprintf("%s: the next snapshot, 30 s later (node listing reused: %v; apps read without resourceInfo, use per partition estimated for %d changed apps); %s",
 			name, snap.NodesReused, usageEstimated(snap), rmShare(nxRM, nxM.Wall)),
 			Figure:   fmt.Sprintf("%s%s, %.0f MiB heap; %s", ms(nxM.Wall), nx.spread(), mib(nxM.PeakHeap), cpu(nxM, nxRM)),
 			Baseline: fmt.Sprintf("exporter scrape %s%s, %.0f MiB; %s", ms(nxExM.Wall), nxEx.spread(), mib(nxExM.PeakHeap), cpu(nxExM, nxExRM)),
