@@ -254,7 +254,7 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	// order, each day after the last, as a daemon's history would).
 	// One set per calibrated variant: a residual is the ratio to that
 	// variant's own model prediction.
-	resOf := map[int]*deadline.Residuals{4: deadline.NewResiduals(), 5: deadline.NewResiduals(), 8: deadline.NewResiduals(), 9: deadline.NewResiduals(), 10: deadline.NewResiduals()}
+	resOf := map[int]*deadline.Residuals{4: deadline.NewResiduals(), 5: deadline.NewResiduals(), 8: deadline.NewResiduals(), 9: deadline.NewResiduals(), 10: deadline.NewResiduals(), 11: deadline.NewResiduals()}
 	res := resOf[4]
 	jobsByClass := map[string]int{}
 	for _, seed := range seeds {
@@ -369,8 +369,10 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			dueSnap := snap
 			dueSnap.Apps = due
 			// The baseline options are the report before running maps by
-			// their own rates (TaskRemaining) and the conformal CDF.
-			opts := deadline.ReportOptions{ClassOf: calibrate.ClassKey("tag").ClassOf, Samples: 400, Seed: uint64(seed), DrawRunningMaps: true, StepCDF: true}
+			// their own rates (TaskRemaining), the conformal CDF and running
+			// reduces by the share they have left (ReduceLefts).
+			opts := deadline.ReportOptions{ClassOf: calibrate.ClassKey("tag").ClassOf, Samples: 400, Seed: uint64(seed), DrawRunningMaps: true, StepCDF: true,
+				WholeRunningReduces: true}
 			// The same report updated with the jobs' own finished maps: a
 			// candidate measured in the same run.
 			own := opts
@@ -398,8 +400,14 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			reduceRates := typed
 			reduceRates.ReduceRates = true
 			reduceRates.Residuals = resOf[9]
+			// The report's default: conf with running reduces costed by
+			// the share they have left once the maps are done.
+			def := conf
+			def.WholeRunningReduces = false
+			def.Residuals = resOf[11]
 			variants := [][]deadline.QueueReport{deadline.Report(dueSnap, models, opts), deadline.Report(dueSnap, models, own), nil, nil, deadline.Report(dueSnap, models, cal),
-				deadline.Report(dueSnap, models, rates), deadline.Report(dueSnap, models, rawRates), deadline.Report(dueSnap, models, conf), deadline.Report(dueSnap, models, typed), deadline.Report(dueSnap, models, reduceRates), deadline.Report(dueSnap, models, split)}
+				deadline.Report(dueSnap, models, rates), deadline.Report(dueSnap, models, rawRates), deadline.Report(dueSnap, models, conf), deadline.Report(dueSnap, models, typed), deadline.Report(dueSnap, models, reduceRates), deadline.Report(dueSnap, models, split),
+				deadline.Report(dueSnap, models, def)}
 			for _, a := range due {
 				frac := float64(a.Job.MapsCompleted) / float64(a.Job.MapsTotal)
 				stage := 10
@@ -467,7 +475,8 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	rows = append(rows, predictionRows(points, 4, sc.Name, "calibrated by the class's residuals (deadline.Calibrated): ")...)
 	rows = append(rows, predictionRows(points, 6, sc.Name, "candidate, running maps by their own rate (deadline.TaskRemaining), uncalibrated: ")...)
 	rows = append(rows, predictionRows(points, 5, sc.Name, "candidate, running maps by their own rate, calibrated (step CDF): ")...)
-	rows = append(rows, predictionRows(points, 7, sc.Name, "the report's default, running maps by their own rate, calibrated, conformal CDF: ")...)
+	rows = append(rows, predictionRows(points, 11, sc.Name, "the report's default, running maps by their own rate, running reduces by the share left once the maps are done, calibrated, conformal CDF: ")...)
+	rows = append(rows, predictionRows(points, 7, sc.Name, "the previous default (running reduces costed whole): ")...)
 	rows = append(rows, predictionRows(points, 8, sc.Name, "candidate, the default with running reduces at their node type's fit (deadline.ReduceKinds): ")...)
 	rows = append(rows, predictionRows(points, 10, sc.Name, "candidate, node-typed reduces with their residuals kept apart (deadline.ResidualKeyOf, Mondrian conformal): ")...)
 	rows = append(rows, predictionRows(points, 9, sc.Name, "candidate, node-typed reduces and running reduces by their own rates once the maps are done (deadline.ReduceRemains): ")...)
@@ -503,10 +512,12 @@ type predictionPoint struct {
 	// 0: the report uncalibrated; 1: with own finished maps; 2: STEAMEngine;
 	// 3: ShareWorkers; 4: calibrated by residuals; 5: 4 with running maps
 	// by their own rates; 6: 5 uncalibrated; 7: 5 with the conformal CDF
-	// (the report's default); 8: 7 with running reduces at their node
+	// (the previous default); 8: 7 with running reduces at their node
 	// type's fit; 9: 8 with running reduces by their own rates once the maps
 	// are done; 10: 8 with typed outlooks' residuals apart (8, 9 and 10
-	// with their own residuals).
+	// with their own residuals); 11: 7 with running reduces by the share
+	// left once the maps are done (deadline.ReduceLefts), the report's
+	// default. 0-10 cost running reduces whole (WholeRunningReduces).
 	variant     int
 	held        int     // task containers at the prediction
 	heldAfter   float64 // mean task containers held from then until the maps end
