@@ -124,10 +124,11 @@ type ReportOptions struct {
 
 // Report builds the per-queue deadline report from a snapshot and per-class
 // models. Jobs with a model get a Monte-Carlo distribution (running maps
-// by their own rates, TaskRemaining), calibrated by the class's residuals
-// at the job's map stage when there are enough, as a conformal predictive
-// distribution (Calibrated); others a progress extrapolation
-// (STEAMEngine-style), without P(meet).
+// by their own rates, TaskRemaining; once the maps are done, running
+// reduces by the share they have left, ReduceLefts), calibrated by the
+// class's residuals at the job's map stage when there are enough, as a
+// conformal predictive distribution (Calibrated); others a progress
+// extrapolation (STEAMEngine-style), without P(meet).
 func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions) []QueueReport {
 	if o.Confidence == 0 {
 		o.Confidence = 0.9
