@@ -281,7 +281,8 @@ func TestUrgentRules(t *testing.T) {
 	}
 }
 
-// The admin's band minimums come before the reservations: a claim is
+// With the RM preempting, the admin's band minimums come before the
+// reservations: a claim is
 // granted from what they leave (its own queue's minimum first), so the
 // band step has nothing to lift afterwards and never squeezes the
 // earliest deadline's reservation. root.{a,b,c} at 60/20/20 of 100 slots,
@@ -316,7 +317,7 @@ func TestDeadlineReserveBandMinimums(t *testing.T) {
 			s.Queues = append(s.Queues, progress.QueueDemand{Path: q, Demand: 50})
 			s.Plan.Queues = append(s.Plan.Queues, progress.QueuePlan{Path: q, Capacity: map[string]float64{"": 100.0 / 3}})
 		}
-		if err := (deadlineReserveStep{Seen: seen, Bands: cfg.Bands()}).Run(s); err != nil {
+		if err := (deadlineReserveStep{Seen: seen, Bands: cfg.Bands(), Guard: &PreemptionGuard{Config: PreemptionConfig{Enabled: "on"}}}).Run(s); err != nil {
 			t.Fatal(err)
 		}
 		for _, qp := range s.Plan.Queues {
@@ -346,6 +347,34 @@ func TestReserveWithin(t *testing.T) {
 	} {
 		if got := reserveWithin(tc.claims, home, tc.pool, tc.own); !maps.Equal(got, tc.want) {
 			t.Errorf("%s: held %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// Without preemption the band minimums are not set aside: the band step
+// lifts a queue to its minimum afterwards, from every queue with room.
+func TestDeadlineReserveBandMinimumsOnlyWithPreemption(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	soon := t0.Add(150 * time.Second)
+	tree := mustTree(t, schedconf.Conf{pre + "root.queues": "a,b,c",
+		pre + "root.a.capacity": "60", pre + "root.b.capacity": "20", pre + "root.c.capacity": "20"})
+	seen := map[string]SeenValue{}
+	for q, v := range map[string]float64{"root.a": 60, "root.b": 20, "root.c": 20} {
+		seen[seenKey(q, "")] = SeenValue{Share: v, AbsShare: v / 100}
+	}
+	cfg, _ := ParseConfig(nil)
+	for _, guard := range []*PreemptionGuard{nil, {Config: PreemptionConfig{Enabled: "off"}}} {
+		s := &decideState{Tree: tree, Parts: []progress.PartitionSlots{{Name: "", Slots: map[string]int64{"t": 100}}},
+			Deadlines: []deadline.QueueReport{{Queue: "root.b", Jobs: []deadline.JobReport{{Name: "j4", Queue: "root.b", Deadline: &soon, Needed: 90, Verdict: deadline.AtRisk}}}}}
+		for _, q := range []string{"root.a", "root.b", "root.c"} {
+			s.Queues = append(s.Queues, progress.QueueDemand{Path: q, Demand: 50})
+			s.Plan.Queues = append(s.Plan.Queues, progress.QueuePlan{Path: q, Capacity: map[string]float64{"": 100.0 / 3}})
+		}
+		if err := (deadlineReserveStep{Seen: seen, Bands: cfg.Bands(), Guard: guard}).Run(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Plan.Queues[1].Capacity[""]; got < 90-1e-6 {
+			t.Errorf("guard %v: root.b at %.2f%%, want its whole claim of 90 (minimums not set aside)", guard, got)
 		}
 	}
 }

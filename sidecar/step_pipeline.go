@@ -77,7 +77,7 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		// from a queue kept at its guarantee (EDF comes first).
 		servedFirstStep{Seen: seen},
 		goalHoldStep{Guard: d.Preemption, Seen: seen},
-		deadlineReserveStep{Seen: seen, Bands: d.Guarantees},
+		deadlineReserveStep{Seen: seen, Bands: d.Guarantees, Guard: d.Preemption},
 		hierarchyStep{},
 		targetsStep{},
 		// Before the restores: an idle queue sent home from calibration
