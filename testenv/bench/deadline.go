@@ -254,7 +254,11 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	// order, each day after the last, as a daemon's history would).
 	// One set per calibrated variant: a residual is the ratio to that
 	// variant's own model prediction.
-	resOf := map[int]*deadline.Residuals{4: deadline.NewResiduals(), 5: deadline.NewResiduals(), 8: deadline.NewResiduals(), 9: deadline.NewResiduals(), 10: deadline.NewResiduals(), 11: deadline.NewResiduals()}
+	resOf := map[int]*deadline.Residuals{4: deadline.NewResiduals(), 5: deadline.NewResiduals(), 8: deadline.NewResiduals(), 9: deadline.NewResiduals(), 10: deadline.NewResiduals(), 11: deadline.NewResiduals(),
+		12: deadline.NewResiduals(), 13: deadline.NewResiduals()}
+	// PITs of the recalibrated variants' outlooks, learned online as the
+	// residuals are (deadline.Recalibration).
+	recalOf := map[int]*deadline.Recalibration{12: deadline.NewRecalibration(), 13: deadline.NewRecalibration()}
 	res := resOf[4]
 	jobsByClass := map[string]int{}
 	for _, seed := range seeds {
@@ -305,6 +309,18 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 		// with Ratio holding the predicted remaining seconds until then.
 		open := map[int]map[string][]deadline.Residual{}
 		openAt := map[int]map[string][]time.Time{}
+		// Outlooks of the recalibrated variants awaiting their job's end:
+		// their PIT is taken under the distribution without the map.
+		type openPIT struct {
+			key   string
+			stage int
+			at    time.Time
+			dist  deadline.Distribution
+		}
+		openPITs := map[int]map[string][]openPIT{}
+		for v := range recalOf {
+			openPITs[v] = map[string][]openPIT{}
+		}
 		for v := range resOf {
 			open[v], openAt[v] = map[string][]deadline.Residual{}, map[string][]time.Time{}
 		}
@@ -341,6 +357,12 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 						}
 						delete(open[v], r.AppID)
 						delete(openAt[v], r.AppID)
+					}
+					for v, rc := range recalOf {
+						for _, x := range openPITs[v][r.AppID] {
+							rc.Add(x.key, x.stage, x.dist.Base().P(r.Finish.Sub(x.at).Seconds()))
+						}
+						delete(openPITs[v], r.AppID)
 					}
 				}
 			}
@@ -405,9 +427,15 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			def := conf
 			def.WholeRunningReduces = false
 			def.Residuals = resOf[11]
+			// Candidates: typed and def with P(meet) recalibrated by the
+			// PITs of finished outlooks (deadline.Recalibration).
+			typedRecal := typed
+			typedRecal.Residuals, typedRecal.Recalibration = resOf[12], recalOf[12]
+			defRecal := def
+			defRecal.Residuals, defRecal.Recalibration = resOf[13], recalOf[13]
 			variants := [][]deadline.QueueReport{deadline.Report(dueSnap, models, opts), deadline.Report(dueSnap, models, own), nil, nil, deadline.Report(dueSnap, models, cal),
 				deadline.Report(dueSnap, models, rates), deadline.Report(dueSnap, models, rawRates), deadline.Report(dueSnap, models, conf), deadline.Report(dueSnap, models, typed), deadline.Report(dueSnap, models, reduceRates), deadline.Report(dueSnap, models, split),
-				deadline.Report(dueSnap, models, def)}
+				deadline.Report(dueSnap, models, def), deadline.Report(dueSnap, models, typedRecal), deadline.Report(dueSnap, models, defRecal)}
 			for _, a := range due {
 				frac := float64(a.Job.MapsCompleted) / float64(a.Job.MapsTotal)
 				stage := 10
@@ -440,6 +468,9 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 							if resOf[v] != nil && j.Stage == stage && j.ModelRemain > 0 {
 								open[v][a.ID] = append(open[v][a.ID], deadline.Residual{Class: j.ResidualKey, Stage: stage, Ratio: j.ModelRemain})
 								openAt[v][a.ID] = append(openAt[v][a.ID], snap.Time)
+							}
+							if recalOf[v] != nil && j.Stage == stage && len(j.Dist.T) > 0 {
+								openPITs[v][a.ID] = append(openPITs[v][a.ID], openPIT{key: deadline.RecalKeyOf(j.ResidualKey, j.Residuals), stage: stage, at: snap.Time, dist: j.Dist})
 							}
 							appOf[len(pending)-1] = a.ID
 							heldIdx[len(pending)-1] = len(heldTrace[a.ID]) - 1
@@ -480,6 +511,8 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	rows = append(rows, predictionRows(points, 7, sc.Name, "the previous default (running reduces costed whole): ")...)
 	rows = append(rows, predictionRows(points, 8, sc.Name, "candidate, the previous default with running reduces at their node type's fit (deadline.ReduceKinds): ")...)
 	rows = append(rows, predictionRows(points, 10, sc.Name, "candidate, node-typed reduces with their residuals kept apart (deadline.ResidualKeyOf, Mondrian conformal): ")...)
+	rows = append(rows, predictionRows(points, 12, sc.Name, "candidate, node-typed reduces (8) with P(meet) recalibrated by finished outlooks' PITs (deadline.Recalibration): ")...)
+	rows = append(rows, predictionRows(points, 13, sc.Name, "candidate, the report's default (11) with P(meet) recalibrated by finished outlooks' PITs (deadline.Recalibration): ")...)
 	rows = append(rows, predictionRows(points, 9, sc.Name, "candidate, node-typed reduces and running reduces by their own rates once the maps are done (deadline.ReduceRemains): ")...)
 	return append(rows, residualRow(points, res, jobsByClass, sc.Name)), nil
 }
@@ -516,7 +549,8 @@ type predictionPoint struct {
 	// (the previous default); 8: 7 with running reduces at their node
 	// type's fit; 9: 8 with running reduces by their own rates once the maps
 	// are done; 10: 8 with typed outlooks' residuals apart (8, 9 and 10
-	// with their own residuals); 11: 7 with running reduces by the share
+	// with their own residuals); 12 and 13: 8 and 11 recalibrated by the
+	// PITs of finished outlooks (deadline.Recalibration); 11: 7 with running reduces by the share
 	// left once the maps are done (deadline.ReduceLefts), the report's
 	// default. 0-10 cost running reduces whole (WholeRunningReduces).
 	variant     int
