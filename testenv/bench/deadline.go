@@ -255,10 +255,10 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	// One set per calibrated variant: a residual is the ratio to that
 	// variant's own model prediction.
 	resOf := map[int]*deadline.Residuals{4: deadline.NewResiduals(), 5: deadline.NewResiduals(), 8: deadline.NewResiduals(), 9: deadline.NewResiduals(), 10: deadline.NewResiduals(), 11: deadline.NewResiduals(),
-		12: deadline.NewResiduals(), 13: deadline.NewResiduals()}
+		12: deadline.NewResiduals(), 13: deadline.NewResiduals(), 14: deadline.NewResiduals()}
 	// PITs of the recalibrated variants' outlooks, learned online as the
 	// residuals are (deadline.Recalibration).
-	recalOf := map[int]*deadline.Recalibration{12: deadline.NewRecalibration(), 13: deadline.NewRecalibration()}
+	recalOf := map[int]*deadline.Recalibration{12: deadline.NewRecalibration(), 13: deadline.NewRecalibration(), 14: deadline.NewRecalibration()}
 	res := resOf[4]
 	jobsByClass := map[string]int{}
 	for _, seed := range seeds {
@@ -433,9 +433,14 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			typedRecal.Residuals, typedRecal.Recalibration = resOf[12], recalOf[12]
 			defRecal := def
 			defRecal.Residuals, defRecal.Recalibration = resOf[13], recalOf[13]
+			// And the default's running reduces at their node type's fit
+			// by the share they have left, recalibrated.
+			defTypedRecal := defRecal
+			defTypedRecal.NodeTypeOf = typed.NodeTypeOf
+			defTypedRecal.Residuals, defTypedRecal.Recalibration = resOf[14], recalOf[14]
 			variants := [][]deadline.QueueReport{deadline.Report(dueSnap, models, opts), deadline.Report(dueSnap, models, own), nil, nil, deadline.Report(dueSnap, models, cal),
 				deadline.Report(dueSnap, models, rates), deadline.Report(dueSnap, models, rawRates), deadline.Report(dueSnap, models, conf), deadline.Report(dueSnap, models, typed), deadline.Report(dueSnap, models, reduceRates), deadline.Report(dueSnap, models, split),
-				deadline.Report(dueSnap, models, def), deadline.Report(dueSnap, models, typedRecal), deadline.Report(dueSnap, models, defRecal)}
+				deadline.Report(dueSnap, models, def), deadline.Report(dueSnap, models, typedRecal), deadline.Report(dueSnap, models, defRecal), deadline.Report(dueSnap, models, defTypedRecal)}
 			for _, a := range due {
 				frac := float64(a.Job.MapsCompleted) / float64(a.Job.MapsTotal)
 				stage := 10
@@ -513,6 +518,7 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	rows = append(rows, predictionRows(points, 10, sc.Name, "candidate, node-typed reduces with their residuals kept apart (deadline.ResidualKeyOf, Mondrian conformal): ")...)
 	rows = append(rows, predictionRows(points, 12, sc.Name, "candidate, node-typed reduces (8) with P(meet) recalibrated by finished outlooks' PITs (deadline.Recalibration): ")...)
 	rows = append(rows, predictionRows(points, 13, sc.Name, "candidate, the report's default (11) with P(meet) recalibrated by finished outlooks' PITs (deadline.Recalibration): ")...)
+	rows = append(rows, predictionRows(points, 14, sc.Name, "candidate, the report's default with running reduces at their node type's fit by the share left (deadline.ReduceKinds, ReduceLefts), recalibrated (deadline.Recalibration): ")...)
 	rows = append(rows, predictionRows(points, 9, sc.Name, "candidate, node-typed reduces and running reduces by their own rates once the maps are done (deadline.ReduceRemains): ")...)
 	return append(rows, residualRow(points, res, jobsByClass, sc.Name)), nil
 }
@@ -550,7 +556,9 @@ type predictionPoint struct {
 	// type's fit; 9: 8 with running reduces by their own rates once the maps
 	// are done; 10: 8 with typed outlooks' residuals apart (8, 9 and 10
 	// with their own residuals); 12 and 13: 8 and 11 recalibrated by the
-	// PITs of finished outlooks (deadline.Recalibration); 11: 7 with running reduces by the share
+	// PITs of finished outlooks (deadline.Recalibration); 14: 11 with
+	// running reduces at their node type's fit (deadline.ReduceKinds),
+	// recalibrated; 11: 7 with running reduces by the share
 	// left once the maps are done (deadline.ReduceLefts), the report's
 	// default. 0-10 cost running reduces whole (WholeRunningReduces).
 	variant     int
