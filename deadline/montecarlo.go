@@ -54,6 +54,12 @@ type Work struct {
 	// negative when unknown: it then ends at that time on its held
 	// container instead of drawing a whole shuffle and reduce.
 	ReduceRemain []float64
+	// ReduceLeft, in the same order, are the shares of a running reduce
+	// still to do (ReduceLefts) once the map phase is over, negative when
+	// unknown: it then ends after that share of a drawn shuffle and
+	// reduce on its held container. ReduceRemain comes first where both
+	// are known.
+	ReduceLeft []float64
 }
 
 // Distribution is a sorted sample of completion times (seconds from now).
@@ -142,7 +148,8 @@ func simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed u
 	r := rand.New(rand.NewPCG(seed, seed^0x5DEECE66D))
 	out := make([]float64, n)
 	W := make([]float64, workers)
-	R := make([]float64, workers+max(w.ReduceHeld, 0)) // reduce-phase workers
+	R := make([]float64, workers+max(w.ReduceHeld, 0))                   // reduce-phase workers
+	rest := make([]float64, max(len(w.ReduceRemain), len(w.ReduceLeft))) // running reduces' rests, per run
 	baseSpeed := func(j int) float64 {
 		if len(speeds) == 0 {
 			return 1
@@ -186,15 +193,29 @@ func simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed u
 			}
 			// Running reduces with a known rest keep their held
 			// container (R's entries past the map workers) until then.
-			for i := 0; i < w.Reduces && i < len(w.ReduceRemain); i++ {
-				if t := w.ReduceRemain[i]; t >= 0 && len(W)+i < len(R) {
-					R[len(W)+i] = t
+			for i := range rest {
+				rest[i] = -1
+				if i >= w.Reduces || len(W)+i >= len(R) {
+					continue
+				}
+				switch {
+				case i < len(w.ReduceRemain) && w.ReduceRemain[i] >= 0:
+					rest[i] = w.ReduceRemain[i]
+				case i < len(w.ReduceLeft) && w.ReduceLeft[i] >= 0:
+					red := m.Reduce
+					if i < len(w.ReduceOn) && w.ReduceOn[i] != (LogNormal{}) {
+						red = w.ReduceOn[i]
+					}
+					rest[i] = w.ReduceLeft[i] * (draw(r, m.Shuffle1) + draw(r, red)) / speed(len(W)+i)
+				}
+				if rest[i] >= 0 {
+					R[len(W)+i] = rest[i]
 				}
 			}
 			free := newFreeAt(R)
 			for i := 0; i < w.Reduces; i++ {
-				if i < len(w.ReduceRemain) && w.ReduceRemain[i] >= 0 && len(W)+i < len(R) {
-					end = math.Max(end, w.ReduceRemain[i])
+				if i < len(rest) && rest[i] >= 0 {
+					end = math.Max(end, rest[i])
 					continue
 				}
 				j := free.earliest()

@@ -140,3 +140,25 @@ func ReduceRemains(mapsLeft bool, progress, elapsed []float64, age float64) []fl
 	}
 	return out
 }
+
+// ReduceLefts are the shares (0..1) of each running reduce still to do,
+// 1 − its progress, in Job.RunningReduces' order, once the job's maps are
+// all done (mapsLeft false): the reduce-phase counterpart of a running
+// map's residual (Work.MapResidual), so the Monte-Carlo draws only the
+// rest of a reduce it sees partly done instead of a whole one (fb-tiny,
+// uncalibrated: +14.8% late), and keeps the class's spread where
+// ReduceRemains would cost it as certain. nil while maps run (a reduce's
+// progress is then its copy of map outputs, paced by the maps).
+// STEAMEngine's residual reduce phase (digest 003, Obs. 3: T = T_map +
+// T_rreduce) with the running tasks' progress as its online profile
+// (§4.2.2).
+func ReduceLefts(mapsLeft bool, progress []float64) []float64 {
+	if mapsLeft || len(progress) == 0 {
+		return nil
+	}
+	out := make([]float64, len(progress))
+	for i, p := range progress {
+		out[i] = math.Min(1, math.Max(0, 1-p))
+	}
+	return out
+}

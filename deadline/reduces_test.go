@@ -66,6 +66,27 @@ func TestReduceRemains(t *testing.T) {
 
 // Hand-worked with (nearly) fixed durations, maps done: the class's
 // reduce mixture is 40 s (shuffle 0), a GPU node's fit 10 s.
+func TestReduceLefts(t *testing.T) {
+	tests := []struct {
+		name     string
+		mapsLeft bool
+		progress []float64
+		want     []float64
+	}{
+		{"maps done: 1 − progress", false, []float64{0.25, 1, 0}, []float64{0.75, 0, 1}},
+		{"progress past 1 read: nothing left", false, []float64{1.2}, []float64{0}},
+		{"maps still running: nil", true, []float64{0.5}, nil},
+		{"no running reduces: nil", false, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := ReduceLefts(tt.mapsLeft, tt.progress); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ReduceLefts = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestSimulateReduceOnAndRemain(t *testing.T) {
 	ln := func(mean float64) LogNormal { return LogNormal{Mu: math.Log(mean), Sigma: 1e-6} }
 	m := PhaseModel{Map: ln(60), Reduce: ln(40), HasReduce: true}
@@ -85,6 +106,10 @@ func TestSimulateReduceOnAndRemain(t *testing.T) {
 		// Two reduces held, only one worker more: the second of three
 		// waits for the 5-s one's container or the free worker (0 s).
 		{"three reduces, two held, rests 5 and 8", Work{Reduces: 3, ReduceHeld: 2, ReduceRemain: []float64{5, 8}}, 40},
+		{"a running reduce with a quarter left: a quarter of 40 s", Work{Reduces: 1, ReduceHeld: 1, ReduceLeft: []float64{0.25}}, 10},
+		{"a quarter left on a GPU node: a quarter of its 10 s", Work{Reduces: 1, ReduceHeld: 1, ReduceLeft: []float64{0.25}, ReduceOn: []LogNormal{ln(10)}}, 2.5},
+		{"rest by rate known: it wins over the share", Work{Reduces: 1, ReduceHeld: 1, ReduceRemain: []float64{5}, ReduceLeft: []float64{0.5}}, 5},
+		{"share unknown (−1): drawn as a whole", Work{Reduces: 1, ReduceHeld: 1, ReduceLeft: []float64{-1}}, 40},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,7 +164,7 @@ func TestResidualKeyOf(t *testing.T) {
 
 // With SplitTypedReduces, an outlook whose running reduce was costed at
 // its node type is calibrated by the typed category's residuals only (a
-// ratio of 2 doubles the model's ~10 s), one whose node is unknown by the
+// ratio of 2 doubles the model's ~5 s), one whose node is unknown by the
 // class's (a ratio of 1); without it both by the class's.
 func TestReportSplitTypedReduces(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -164,9 +189,11 @@ func TestReportSplitTypedReduces(t *testing.T) {
 		wantKey string
 		want    float64 // p50 seconds from now
 	}{
-		{"typed, split: typed residuals", "g1:8042", true, "train@typed-reduces", 20},
-		{"typed, not split: the class's", "g1:8042", false, "train", 10},
-		{"node unknown, split: the class's", "x:8042", true, "train", 40},
+		// The running reduce is half done (maps done): half of its
+		// type's 10 s or the class's 40 s (ReduceLefts), times the ratio.
+		{"typed, split: typed residuals", "g1:8042", true, "train@typed-reduces", 10},
+		{"typed, not split: the class's", "g1:8042", false, "train", 5},
+		{"node unknown, split: the class's", "x:8042", true, "train", 20},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,6 +203,42 @@ func TestReportSplitTypedReduces(t *testing.T) {
 			if j.ResidualKey != tt.wantKey {
 				t.Errorf("residual key %q, want %q", j.ResidualKey, tt.wantKey)
 			}
+			if got := j.P50.Sub(now).Seconds(); math.Abs(got-tt.want) > 0.5 {
+				t.Errorf("p50 in %.2f s, want %.0f", got, tt.want)
+			}
+		})
+	}
+}
+
+// A job whose maps are done and whose one reduce is three quarters
+// through: the report costs the quarter left by default (ReduceLefts), the
+// whole reduce with WholeRunningReduces; while maps run, the whole reduce
+// after them either way.
+func TestReportRunningReduceShare(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	ln := func(mean float64) LogNormal { return LogNormal{Mu: math.Log(mean), Sigma: 1e-6} }
+	models := map[string]PhaseModel{"etl": {Map: ln(60), Reduce: ln(40), HasReduce: true}}
+	app := func(mapsDone int) cluster.App {
+		return cluster.App{ID: "a1", Queue: "root.q", State: cluster.AppRunning, Progress: 90, StartedTime: now.Add(-time.Hour),
+			Tags: []string{"jobclass=etl"}, RunningContainers: 2,
+			Job: &cluster.Job{MapsTotal: 4, MapsCompleted: mapsDone, ReducesTotal: 1, ReducesRunning: 1, RunningReduces: []float64{0.75}}}
+	}
+	tests := []struct {
+		name     string
+		mapsDone int
+		whole    bool
+		want     float64 // p50 seconds from now
+	}{
+		{"maps done: the quarter left", 4, false, 10},
+		{"maps done, whole: the whole reduce", 4, true, 40},
+		// Three maps waiting for the one worker: 180 s, then the reduce.
+		{"maps left: the whole reduce after them", 1, false, 220},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := ReportOptions{ClassOf: func(a cluster.App) string { v, _ := a.Tag("jobclass"); return v }, Samples: 50, Seed: 1,
+				WholeRunningReduces: tt.whole}
+			j := Report(cluster.Snapshot{Time: now, Apps: []cluster.App{app(tt.mapsDone)}}, models, o)[0].Jobs[0]
 			if got := j.P50.Sub(now).Seconds(); math.Abs(got-tt.want) > 0.5 {
 				t.Errorf("p50 in %.2f s, want %.0f", got, tt.want)
 			}

@@ -108,6 +108,10 @@ type ReportOptions struct {
 	// ReduceRates costs running reduces by their own rates once the maps
 	// are done (ReduceRemains).
 	ReduceRates bool
+	// WholeRunningReduces costs each running reduce as a whole drawn one
+	// even once the maps are done, instead of by the share it has left
+	// (ReduceLefts, Job.RunningReduces); the bench's baseline.
+	WholeRunningReduces bool
 	// NodeTypeOf, when set, names the node type of a node HTTP address
 	// (host:port), so running reduces (Job.RunningReduceNodes) are costed
 	// at their node type's fit (PhaseModel.ReduceOn; ReduceKinds).
@@ -120,10 +124,11 @@ type ReportOptions struct {
 
 // Report builds the per-queue deadline report from a snapshot and per-class
 // models. Jobs with a model get a Monte-Carlo distribution (running maps
-// by their own rates, TaskRemaining), calibrated by the class's residuals
-// at the job's map stage when there are enough, as a conformal predictive
-// distribution (Calibrated); others a progress extrapolation
-// (STEAMEngine-style), without P(meet).
+// by their own rates, TaskRemaining; once the maps are done, running
+// reduces by the share they have left, ReduceLefts), calibrated by the
+// class's residuals at the job's map stage when there are enough, as a
+// conformal predictive distribution (Calibrated); others a progress
+// extrapolation (STEAMEngine-style), without P(meet).
 func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions) []QueueReport {
 	if o.Confidence == 0 {
 		o.Confidence = 0.9
@@ -178,6 +183,9 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 			}
 			w.ReduceHeld = a.Job.ReducesRunning
 			w.ReduceOn = ReduceKinds(model, a.Job.RunningReduceNodes, o.NodeTypeOf)
+			if !o.WholeRunningReduces {
+				w.ReduceLeft = ReduceLefts(w.Maps+len(a.Job.RunningMaps) > 0, a.Job.RunningReduces)
+			}
 			if o.ReduceRates {
 				w.ReduceRemain = ReduceRemains(w.Maps+len(a.Job.RunningMaps) > 0, a.Job.RunningReduces, a.Job.RunningReducesElapsed, jr.JobAge.Seconds())
 			}

@@ -38,7 +38,8 @@ type Config struct {
 	HadoopConfDir string        `yaml:"hadoop_conf_dir"`
 	Timeout       time.Duration `yaml:"timeout"`
 	// ListingBudget bounds the per-node container-listing requests of
-	// one observe (two per app; 0: 400, negative: no bound). Only apps on
+	// one observe (one per app whose AM container names its attempt, else
+	// two; 0: 200, negative: no bound). Only apps on
 	// partitions that mix node types need one; the rest are placed from
 	// their usage per partition (issue 19).
 	ListingBudget int `yaml:"listing_budget"`

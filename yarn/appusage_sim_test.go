@@ -2,6 +2,8 @@ package yarn_test
 
 import (
 	"context"
+	"fmt"
+	"hash/crc32"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,24 +14,49 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
-// On the mini cluster: the first snapshot reads apps with resourceInfo,
-// the next ones (within AppUsageMaxAge) without it. There, an app not
-// marked UsageEstimated has the use per partition a full read shows; all
-// apps of a queue together use, per partition, what the full read's apps
-// do (to rounding: 1 MB per estimated app); an app with estimated use is never placed exactly by partition.
-// Past the max age, apps are read in full again.
+// On the mini cluster, where a partition holds one node type (the
+// classifier's default types, by size and partition): the first snapshot
+// reads apps with resourceInfo, the next ones (within AppUsageMaxAge)
+// without it. Where every partition mixes types, every snapshot after the
+// first (which has no listing to say so) reads apps lean, those past the
+// max age too. Either way an app not marked UsageEstimated has the use
+// per partition a full read shows; all apps of a queue together use, per
+// partition, what the full read's apps do (to rounding: 1 MB per
+// estimated app); an app with estimated use is never placed exactly by
+// partition; an app's estimated AM use is what a full read shows (every
+// AM of a queue is one size here).
 func TestObserveLeanAppsRead(t *testing.T) {
+	hostRules := calibrate.Classifier{Rules: []calibrate.NodeTypeRule{{Name: "cpu-old", HostPattern: "cpu-old-*"}, {Name: "cpu-new", HostPattern: "cpu-new-*"}, {Name: "gpu", HostPattern: "gpu-*"}}}
+	// Two types dealt by a hash of the node id: both partitions mix them
+	// (hetero-100's gpu partition holds gpu nodes only under the host
+	// rules).
+	alternate := func(n cluster.Node) string {
+		return fmt.Sprint("type-", crc32.ChecksumIEEE([]byte(n.ID))%2)
+	}
+	for _, tc := range []struct {
+		name     string
+		nodeType func(cluster.Node) string
+		mixed    bool // every read after the first lean, past the max age too
+	}{
+		{"every partition of one node type", calibrate.Classifier{}.TypeOf, false},
+		{"one partition of one node type, one mixed", hostRules.TypeOf, false},
+		{"every partition mixed", alternate, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { leanAppsRead(t, tc.nodeType, tc.mixed) })
+	}
+}
+
+func leanAppsRead(t *testing.T, nodeType func(cluster.Node) string, mixed bool) {
 	c, srv, leanReads := countedSimRM(t, "hetero-100", 20*time.Minute, func(r *http.Request) bool {
 		return r.URL.Path == "/ws/v1/cluster/apps" && strings.Contains(r.URL.Query().Get("deSelects"), "resourceInfo")
 	})
-	rules := calibrate.Classifier{Rules: []calibrate.NodeTypeRule{{Name: "cpu-old", HostPattern: "cpu-old-*"}, {Name: "cpu-new", HostPattern: "cpu-new-*"}, {Name: "gpu", HostPattern: "gpu-*"}}}
 	cl, err := yarn.New(yarn.Config{RMAddresses: []string{srv.URL}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	opts := func() yarn.ObserveOptions {
-		return yarn.ObserveOptions{Now: c.Now(), NodeType: rules.TypeOf, ListingBudget: 4}
+		return yarn.ObserveOptions{Now: c.Now(), NodeType: nodeType, ListingBudget: 4}
 	}
 	truth := func() map[string]cluster.App {
 		t.Helper()
@@ -43,23 +70,9 @@ func TestObserveLeanAppsRead(t *testing.T) {
 		}
 		return out
 	}
-	if _, err := cl.Observe(ctx, opts()); err != nil {
-		t.Fatal(err)
-	}
-	if n := leanReads.Load(); n != 0 {
-		t.Fatalf("first snapshot: %d apps reads without resourceInfo, want a full one", n)
-	}
-	var estimated, kept int
-	for i := 0; i < 4; i++ {
-		c.Step(30 * time.Second)
-		before := leanReads.Load()
-		snap, err := cl.Observe(ctx, opts())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if leanReads.Load() != before+1 {
-			t.Fatalf("step %d: %d apps reads without resourceInfo, want 1", i, leanReads.Load()-before)
-		}
+	var estimated, kept, amEstimated int
+	check := func(step string, snap cluster.Snapshot) {
+		t.Helper()
 		want := truth()
 		type qp struct{ queue, partition string }
 		got, full, split := map[qp]int64{}, map[qp]int64{}, map[string]int64{}
@@ -74,45 +87,88 @@ func TestObserveLeanAppsRead(t *testing.T) {
 			for p, u := range w.UsageByPartition {
 				full[qp{a.Queue, p}] += u.Used.MemoryMB
 			}
+			if a.AMEstimated {
+				amEstimated++
+				var am, wantAM cluster.Resource
+				for _, u := range a.UsageByPartition {
+					am = am.Add(u.AMUsed)
+				}
+				for _, u := range w.UsageByPartition {
+					wantAM = wantAM.Add(u.AMUsed)
+				}
+				if am != wantAM {
+					t.Errorf("%s %s: estimated AM use %+v, a full read says %+v", step, a.ID, am, wantAM)
+				}
+			}
 			if a.UsageEstimated {
 				estimated++
 				split[a.Queue]++
 				if a.Placement == cluster.PlacementPartition {
-					t.Errorf("step %d %s: estimated use, placement %q", i, a.ID, a.Placement)
+					t.Errorf("%s %s: estimated use, placement %q", step, a.ID, a.Placement)
 				}
 				continue
 			}
 			kept++
 			for p, u := range a.UsageByPartition {
 				if u.Used != w.UsageByPartition[p].Used {
-					t.Errorf("step %d %s partition %q: used %+v, a full read says %+v", i, a.ID, p, u.Used, w.UsageByPartition[p].Used)
+					t.Errorf("%s %s partition %q: used %+v, a full read says %+v", step, a.ID, p, u.Used, w.UsageByPartition[p].Used)
 				}
 			}
 		}
 		for k, m := range full {
 			// Each estimated app's split rounds on its own: up to 1 MB each.
 			if d := got[k] - m; d > split[k.queue] || -d > split[k.queue] {
-				t.Errorf("step %d queue %s partition %q: apps use %d MB, a full read's apps %d", i, k.queue, k.partition, got[k], m)
+				t.Errorf("%s queue %s partition %q: apps use %d MB, a full read's apps %d", step, k.queue, k.partition, got[k], m)
 			}
 		}
 	}
-	if estimated == 0 || kept == 0 {
-		t.Fatalf("%d apps kept, %d estimated over 4 snapshots: the comparison proves little", kept, estimated)
-	}
-
-	// Past the max age: a full read again.
-	c.Step(yarn.DefaultAppUsageMaxAge)
-	before := leanReads.Load()
 	snap, err := cl.Observe(ctx, opts())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if leanReads.Load() != before {
-		t.Fatal("past the max age: apps read without resourceInfo, want a full read")
+	if n := leanReads.Load(); n != 0 {
+		t.Fatalf("first snapshot: %d apps reads without resourceInfo, want a full one", n)
 	}
 	for _, a := range snap.Apps {
-		if a.UsageEstimated {
+		if a.UsageEstimated || a.AMEstimated {
 			t.Fatalf("%s: estimated use after a full read", a.ID)
+		}
+	}
+	check("first", snap)
+	for i := 0; i < 4; i++ {
+		c.Step(30 * time.Second)
+		before := leanReads.Load()
+		snap, err := cl.Observe(ctx, opts())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if leanReads.Load() != before+1 {
+			t.Fatalf("step %d: %d apps reads without resourceInfo, want 1", i, leanReads.Load()-before)
+		}
+		check(fmt.Sprintf("step %d", i), snap)
+	}
+	if estimated == 0 || kept == 0 {
+		t.Fatalf("%d apps kept, %d estimated over 4 snapshots: the comparison proves little", kept, estimated)
+	}
+	if mixed && amEstimated == 0 {
+		t.Fatal("no AM use estimated where every read is lean")
+	}
+
+	// Past the max age: a full read again, unless every partition mixes.
+	c.Step(yarn.DefaultAppUsageMaxAge)
+	before := leanReads.Load()
+	snap, err = cl.Observe(ctx, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lean := leanReads.Load() - before; lean != map[bool]int64{false: 0, true: 1}[mixed] {
+		t.Fatalf("past the max age: %d apps reads without resourceInfo (every partition mixed: %v)", lean, mixed)
+	}
+	if !mixed {
+		for _, a := range snap.Apps {
+			if a.UsageEstimated {
+				t.Fatalf("%s: estimated use after a full read", a.ID)
+			}
 		}
 	}
 }

@@ -25,6 +25,22 @@ func TestDecideAppsRead(t *testing.T) {
 		{"no queue use per partition", func(in *appsReadInput) { in.NoUsage = true }, false, appsNoQueues},
 		{"clock went back", func(in *appsReadInput) { in.Time = t0.Add(-time.Second) }, false, appsClockBack},
 		{"aged", func(in *appsReadInput) { in.Time = t0.Add(5*time.Minute + time.Second) }, false, appsAged},
+		// Node types given: resourceInfo only matters where a partition
+		// holds one type.
+		{"every partition mixed, nothing kept", func(in *appsReadInput) { in.Types, in.Have = typesMixed, false }, true, appsMixed},
+		{"every partition mixed, kept use aged", func(in *appsReadInput) {
+			in.Types, in.Time = typesMixed, t0.Add(time.Hour)
+		}, true, appsMixed},
+		{"every partition mixed, failover", func(in *appsReadInput) { in.Types, in.RM = typesMixed, "rm2" }, true, appsMixed},
+		{"every partition mixed, reuse off", func(in *appsReadInput) { in.Types, in.MaxAge = typesMixed, -1 }, false, appsAlways},
+		{"every partition mixed, no queue use per partition", func(in *appsReadInput) { in.Types, in.NoUsage = typesMixed, true }, false, appsNoQueues},
+		{"no listing yet, nothing kept", func(in *appsReadInput) { in.Types, in.Have = typesNoListing, false }, false, appsNone},
+		{"no listing yet, kept and young", func(in *appsReadInput) { in.Types = typesNoListing }, true, appsLean},
+		{"a single-type partition, nothing kept", func(in *appsReadInput) { in.Types, in.Have = typesSingle, false }, false, appsNone},
+		{"a single-type partition, aged", func(in *appsReadInput) {
+			in.Types, in.Time = typesSingle, t0.Add(time.Hour)
+		}, false, appsAged},
+		{"a single-type partition, kept and young", func(in *appsReadInput) { in.Types = typesSingle }, true, appsLean},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := base

@@ -422,13 +422,14 @@ func TestGoldenMapredAppMaster(t *testing.T) {
 	}
 	want := cluster.Job{ID: jobID, Name: "Sleep job", State: "RUNNING", StartTime: time.UnixMilli(1326238769379).UTC(),
 		MapsTotal: 1, MapsCompleted: 1, ReducesTotal: 1, ReducesCompleted: 0, ReducesRunning: 1,
-		CompletedMaps: []float64{2.768}} // the succeeded map's elapsedTime, 2768 ms
-	// The only running task is the reduce: no running map progress.
+		RunningReduces: []float64{1}, RunningReducesElapsed: []float64{0}} // the running reduce: progress 100, elapsedTime 0
+	// Its one map is done and the reduce runs: the reduce tasks are read
+	// instead of the map tasks (reducePhaseRead).
 	if !reflect.DeepEqual(*j, want) {
 		t.Fatalf("job\n got %+v\nwant %+v", *j, want)
 	}
-	if q := g.lastQuery(root + "/" + jobID + "/tasks"); q != "type=m" {
-		t.Errorf("tasks query %q, want type=m", q)
+	if q := g.lastQuery(root + "/" + jobID + "/tasks"); q != "type=r" {
+		t.Errorf("tasks query %q, want type=r", q)
 	}
 
 	b, err := c.amBase(app)

@@ -89,7 +89,7 @@ func TestJerseyNumbers(t *testing.T) {
 // JobHistory response holds a plain slice or a plain number where Jersey
 // may send another form.
 func TestEveryViewListIsJerseyList(t *testing.T) {
-	views := []any{appsJSON{}, appJSON{}, appAttemptsJSON{}, containersJSON{}, nodesJSON{}, nodeLabelsJSON{}, schedulerJSON{},
+	views := []any{appsJSON{}, appJSON{}, appAttemptsJSON{}, containersJSON{}, containerNodesJSON{}, nodesJSON{}, nodeLabelsJSON{}, schedulerJSON{},
 		jobsJSON{}, tasksJSON{}, taskAttemptsJSON{}, confJSON{}, attemptCountersJSON{}, resourceJSON{}, resourceInformationsJSON{}}
 	seen := map[reflect.Type]bool{}
 	var walk func(t reflect.Type, path string)

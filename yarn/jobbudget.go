@@ -17,8 +17,8 @@ import (
 // without a job (JobEstimated: the RM's progress only).
 
 // DefaultJobBudget is ObserveOptions.JobBudget's default: 400 requests,
-// 200 jobs read per cycle — the same bound as the per-node listings
-// (defaultListingBudget). Jobs whose app the RM shows unchanged since
+// 200 jobs read per cycle — as many as the per-node listings
+// (defaultListingBudget: 200 requests, one per app). Jobs whose app the RM shows unchanged since
 // their last read cost nothing; apps with a completion goal are read
 // every cycle (up to 200 of them).
 const DefaultJobBudget = 400

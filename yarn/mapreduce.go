@@ -151,6 +151,12 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 		return nil, fmt.Errorf("GET %s/jobs: no job", b.root)
 	}
 	j := body.Jobs.Job[0].job()
+	if reducePhaseRead(j, c.cfg.RunningReduces) {
+		if err := c.readReduceTasks(ctx, b, &j, ""); err != nil {
+			return nil, fmt.Errorf("running reduces of %s: %w", j.ID, err)
+		}
+		return &j, nil
+	}
 	// Running maps' progress, for the remaining-time prediction.
 	var tasks tasksJSON
 	q := url.Values{}
@@ -173,22 +179,33 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 		}
 	}
 	if c.cfg.RunningReduces && j.ReducesRunning > 0 {
-		if err := c.readRunningReduces(ctx, app.ID, b, &j); err != nil {
+		if err := c.readReduceTasks(ctx, b, &j, app.ID); err != nil {
 			return nil, fmt.Errorf("running reduces of %s: %w", j.ID, err)
 		}
 	}
 	return &j, nil
 }
 
-// readRunningReduces sets the job's running reduces from the AM: each
-// one's progress and elapsed seconds (the tasks list, as for maps) and
-// the node HTTP address (host:port) of its running attempt, "" when none
-// is told. The reduce phase's speed depends on the node type a reduce
-// landed on (a GPU node runs train's reduces 4× faster), which the tasks
-// list does not say: a task's node is read from its attempts once and
-// remembered for the app (jobCache.reduceNode), so a cycle costs one
-// request (the reduce tasks) once each reduce is known.
-func (c *Client) readRunningReduces(ctx context.Context, appID string, b jobBase, j *cluster.Job) error {
+// reducePhaseRead is whether a running job's second request asks for its
+// reduce tasks instead of its map tasks: once its maps are all done there
+// is no running map to read, and the report costs each running reduce by
+// the share it has left (deadline.ReduceLefts, from Job.RunningReduces),
+// so the read stays at the job budget's two requests (requestsPerJobRead).
+// Not with full (Config.RunningReduces), which reads both lists and the
+// reduces' nodes.
+func reducePhaseRead(j cluster.Job, full bool) bool {
+	return !full && j.MapsTotal > 0 && j.MapsCompleted >= j.MapsTotal && j.ReducesRunning > 0
+}
+
+// readReduceTasks sets the job's running reduces from the AM: each one's
+// progress and elapsed seconds (the tasks list, as for maps) and, with
+// appID (Config.RunningReduces), the node HTTP address (host:port) of its
+// running attempt, "" when none is told. The reduce phase's speed depends
+// on the node type a reduce landed on (a GPU node runs train's reduces 4×
+// faster), which the tasks list does not say: a task's node is read from
+// its attempts once and remembered for the app (jobCache.reduceNode), so a
+// cycle costs one request (the reduce tasks) once each reduce is known.
+func (c *Client) readReduceTasks(ctx context.Context, b jobBase, j *cluster.Job, appID string) error {
 	var tasks tasksJSON
 	q := url.Values{}
 	q.Set("type", "r")
@@ -200,6 +217,11 @@ func (c *Client) readRunningReduces(ctx context.Context, appID string, b jobBase
 	}
 	for _, t := range tasks.Tasks.Task {
 		if t.Type != "REDUCE" || t.State != "RUNNING" {
+			continue
+		}
+		j.RunningReduces = append(j.RunningReduces, float64(t.Progress)/100)
+		j.RunningReducesElapsed = append(j.RunningReducesElapsed, float64(t.ElapsedTime)/1000)
+		if appID == "" {
 			continue
 		}
 		addr, ok := c.jobs.reduceNode(appID, t.ID)
@@ -218,8 +240,6 @@ func (c *Client) readRunningReduces(ctx context.Context, appID string, b jobBase
 				}
 			}
 		}
-		j.RunningReduces = append(j.RunningReduces, float64(t.Progress)/100)
-		j.RunningReducesElapsed = append(j.RunningReducesElapsed, float64(t.ElapsedTime)/1000)
 		j.RunningReduceNodes = append(j.RunningReduceNodes, addr)
 	}
 	return nil

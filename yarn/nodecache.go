@@ -190,3 +190,19 @@ func usedFromQueues(parts []cluster.Partition, queues []cluster.Queue) []cluster
 	}
 	return out
 }
+
+// typesSeen is what the kept listing says of partitions' node types
+// (typesNoListing when none is kept), for deciding the apps read before
+// this snapshot's listing is in.
+func (n *nodeCache) typesSeen(nodeType func(cluster.Node) string) nodeTypesSeen {
+	if nodeType == nil {
+		return typesNotGiven
+	}
+	n.mu.Lock()
+	have, nodes := n.have, n.nodes
+	n.mu.Unlock()
+	if !have {
+		return typesNoListing
+	}
+	return seenTypes(nodes, nodeType) // the kept slice is never written in place
+}

@@ -24,8 +24,9 @@ type ObserveOptions struct {
 	Concurrency int
 	// PlacementMaxAge bounds how long an app's containers-per-node may be
 	// reused while its running containers and allocation are unchanged
-	// (default 5 min; negative: always re-read). Each re-read costs two
-	// requests per app — 10,000 on a cluster running 5,000 apps.
+	// (default 5 min; negative: always re-read). Each re-read costs a
+	// request per app (two when its AM container does not name the
+	// attempt) — 5,000 or more on a cluster running 5,000 apps.
 	PlacementMaxAge time.Duration
 	// NodeType classifies nodes (calibrate.Classifier.TypeOf). Given, each
 	// app's containers per node type come from its usage per partition
@@ -34,10 +35,10 @@ type ObserveOptions struct {
 	// listed.
 	NodeType func(cluster.Node) string
 	// ListingBudget bounds the per-node listing requests of one observe
-	// when NodeType is set (counted as two per app, the most an app's
-	// listing costs; one when its AM container names the attempt; default
-	// 400; negative: no bound). Apps over it are estimated from their
-	// partition's type mix.
+	// when NodeType is set, in requests: an app's listing costs one when
+	// its AM container names the attempt (as it does on 3.x), else two
+	// (default 200; negative: no bound). Apps over it are estimated from
+	// their partition's type mix.
 	ListingBudget int
 	// JobBudget bounds the AM requests of one observe with Jobs (two per
 	// job, three the first time: its conf, read once per job; default
@@ -100,7 +101,8 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 			planAt = time.Now().UTC()
 		}
 	}
-	lean, appsWhy := c.usage.plan(c.ActiveRM(), planAt, opts.AppUsageMaxAge)
+	types := c.nodeList.typesSeen(opts.NodeType)
+	lean, appsWhy := c.usage.plan(c.ActiveRM(), planAt, opts.AppUsageMaxAge, types)
 	wg.Add(5)
 	go func() { defer wg.Done(); nodes, nodeErr = c.observeNodes(ctx, opts.Now, opts.NodeListingMaxAge) }()
 	go func() { defer wg.Done(); snap.Queues, queueUsage, qErr = c.queues(ctx) }()
@@ -143,8 +145,10 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 	snap.ResolveAppQueues()
 	c.usage.sawQueues(queueUsage)
 	if lean && !carryUsage(snap.Apps) {
-		kept, estimated := fillUsage(snap.Apps, c.usage.entries(), snap.Queues)
-		c.cfg.Logger.Debug("apps read", "decision", appsWhy, "apps", len(snap.Apps), "use_kept", kept, "use_estimated", estimated)
+		entries := c.usage.entries()
+		kept, estimated := fillUsage(snap.Apps, entries, snap.Queues)
+		ams := estimateAMUse(snap.Apps, entries, snap.Queues, nodePartitions(snap.Nodes))
+		c.cfg.Logger.Debug("apps read", "decision", appsWhy, "apps", len(snap.Apps), "use_kept", kept, "use_estimated", estimated, "am_estimated", ams)
 	} else {
 		c.usage.putFull(snap.RM, snap.Time, snap.Apps)
 		c.cfg.Logger.Debug("apps read", "decision", appsWhy, "apps", len(snap.Apps))
@@ -254,8 +258,19 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 }
 
 // defaultListingBudget is ObserveOptions.ListingBudget's default: 200
-// apps listed per cycle.
-const defaultListingBudget = 400
+// requests, 200 apps listed per cycle where AM containers name their
+// attempts. It was 400 counted as two per app, which lists the same 200
+// apps: the count is now what is spent.
+const defaultListingBudget = 200
+
+// nodePartitions maps node ids to their partitions.
+func nodePartitions(nodes []cluster.Node) map[string]string {
+	out := make(map[string]string, len(nodes))
+	for _, n := range nodes {
+		out[n.ID] = n.Partition
+	}
+	return out
+}
 
 // partitions groups usable nodes by label, with exclusivity from the labels.
 func partitions(nodes []cluster.Node, labels []Label) []cluster.Partition {

@@ -11,8 +11,9 @@ import (
 // answer how much each app uses of each partition
 // (resourceInfo.resourceUsagesByPartition). Where a partition holds nodes
 // of one type that is the app's placement by type, exactly, without the
-// two requests per app of a per-node container listing (10,000 on a
-// cluster running 5,000 apps). Only apps on a partition that mixes node
+// per-node container listing (a request per app, two when its AM
+// container does not name the attempt: 5,000 or more on a cluster running
+// 5,000 apps). Only apps on a partition that mixes node
 // types are listed, and only within the cycle's request budget; the rest
 // are split by the partition's type mix and marked estimated.
 
@@ -149,10 +150,9 @@ func listedByType(byNode map[string]int, typeOf map[string]string) map[string]in
 // planListings decides, for the apps whose placement by type needs a
 // per-node listing, which are listed this cycle: those whose cached
 // listing is still valid cost nothing; of the others, the ones holding the
-// most containers first, two requests each, within budget (negative: no
-// bound). It returns the indexes to list, and marks the rest's placement.
+// most containers first, within the request budget (listingsWithin). It
+// returns the indexes to list, and marks the rest's placement.
 func (c *Client) planListings(apps []cluster.App, pt partitionTypes, typeOf map[string]string, now time.Time, maxAge time.Duration, budget int) map[int]bool {
-	list := map[int]bool{}
 	var want []int
 	for i := range apps {
 		a := &apps[i]
@@ -176,8 +176,14 @@ func (c *Client) planListings(apps []cluster.App, pt partitionTypes, typeOf map[
 		}
 		return ax.ID < ay.ID
 	})
+	costs := make([]int, len(want))
 	for n, i := range want {
-		if budget < 0 || 2*(n+1) <= budget {
+		costs[n] = listingCost(apps[i])
+	}
+	list := map[int]bool{}
+	for n, ok := range listingsWithin(costs, budget) {
+		i := want[n]
+		if ok {
 			list[i] = true
 			continue
 		}
@@ -186,4 +192,35 @@ func (c *Client) planListings(apps []cluster.App, pt partitionTypes, typeOf map[
 		a.Placement = cluster.PlacementEstimated
 	}
 	return list
+}
+
+// listingCost is the requests an app's per-node listing takes
+// (ContainersOf): one when its AM container names the current attempt,
+// two otherwise (the attempts, then the containers). A listing whose
+// attempt ended meanwhile (404) costs two more; that is not planned for.
+func listingCost(a cluster.App) int {
+	if attemptOf(a.ID, a.AMContainerID) != "" {
+		return 1
+	}
+	return 2
+}
+
+// listingsWithin says which listings, in priority order, fit the request
+// budget (negative: no bound): each is taken while its cost fits what is
+// left, so a cheaper one further down may still fit after a dearer one
+// did not.
+func listingsWithin(costs []int, budget int) []bool {
+	out := make([]bool, len(costs))
+	left := budget
+	for i, c := range costs {
+		if budget < 0 {
+			out[i] = true
+			continue
+		}
+		if c <= left {
+			out[i] = true
+			left -= c
+		}
+	}
+	return out
 }

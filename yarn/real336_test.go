@@ -599,6 +599,16 @@ func checkContainers(n int, node, http string) func(*testing.T, string) {
 		if len(list) != n {
 			t.Fatalf("%d containers, want %d", len(list), n)
 		}
+		// The cut view the listing reads counts the same per node.
+		var cut containerNodesJSON
+		mustDecode(t, name, &cut)
+		want := map[string]int{}
+		for _, ct := range list {
+			want[ct.node()]++
+		}
+		if got := cut.perNode(); !reflect.DeepEqual(got, want) {
+			t.Errorf("cut view counts %v, the whole entries %v", got, want)
+		}
 		am := 0
 		for _, ct := range list {
 			if ct.node() != node || cluster.HTTPHostPort(ct.NodeHTTPAddress) != http || ct.State != "RUNNING" || ct.AllocatedVCores != 1 {

@@ -9,11 +9,12 @@ import (
 )
 
 // With Config.RunningReduces, the running job carries its running reduce
-// (MapredAppMasterRest.md's example: one reduce RUNNING at progress 100,
-// elapsedTime 0, its attempt on host.domain.com:8042); the reduce's node is
-// read from its attempts once, a second read asks only for the tasks.
-// Without the option nothing about reduces is read (the job budget's three
-// requests per job hold).
+// (MapredAppMasterRest.md's example: its one map done, one reduce RUNNING
+// at progress 100, elapsedTime 0, its attempt on host.domain.com:8042);
+// the reduce's node is read from its attempts once, a second read asks
+// only for the tasks. Without the option, the maps being done, the second
+// request asks for the reduce tasks instead of the map tasks: progress and
+// elapsed, no node (the job budget's three requests per job hold).
 func TestGoldenRunningReduces(t *testing.T) {
 	const appID = "application_1326232085508_0004"
 	const jobID = "job_1326232085508_4_4"
@@ -28,7 +29,7 @@ func TestGoldenRunningReduces(t *testing.T) {
 		attempts  int32 // attempts requests after two reads
 		taskReads int32 // tasks requests after two reads
 	}{
-		{"off: maps only", false, nil, nil, nil, 0, 2},
+		{"off, maps done: the reduce tasks instead of the maps, no node", false, []float64{1}, []float64{0}, nil, 0, 2},
 		{"on: the reduce, its node read once", true, []float64{1}, []float64{0}, []string{"host.domain.com:8042"}, 1, 4},
 	}
 	for _, tt := range tests {
@@ -58,6 +59,31 @@ func TestGoldenRunningReduces(t *testing.T) {
 			}
 			if n := g.count(root + "/" + jobID + "/tasks"); n != tt.taskReads {
 				t.Errorf("%d tasks requests, want %d", n, tt.taskReads)
+			}
+			if q := g.lastQuery(root + "/" + jobID + "/tasks"); q != "type=r" {
+				t.Errorf("last tasks query %q, want type=r", q)
+			}
+		})
+	}
+}
+
+func TestReducePhaseRead(t *testing.T) {
+	tests := []struct {
+		name string
+		job  cluster.Job
+		full bool
+		want bool
+	}{
+		{"maps done, a reduce running: the reduces", cluster.Job{MapsTotal: 4, MapsCompleted: 4, ReducesRunning: 1}, false, true},
+		{"maps left: the maps", cluster.Job{MapsTotal: 4, MapsCompleted: 3, ReducesRunning: 1}, false, false},
+		{"maps done, no reduce running: the maps (nothing to read either way)", cluster.Job{MapsTotal: 4, MapsCompleted: 4}, false, false},
+		{"no maps told: the maps", cluster.Job{ReducesRunning: 1}, false, false},
+		{"full reduce reads (Config.RunningReduces): the maps, then the reduces", cluster.Job{MapsTotal: 4, MapsCompleted: 4, ReducesRunning: 1}, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := reducePhaseRead(tt.job, tt.full); got != tt.want {
+				t.Errorf("reducePhaseRead = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -42,6 +42,7 @@ type queueJSON struct {
 			Used          *resourceJSON `json:"used"`
 			Pending       *resourceJSON `json:"pending"`
 			Reserved      *resourceJSON `json:"reserved"`
+			AMUsed        *resourceJSON `json:"amUsed"`
 		}] `json:"resourceUsagesByPartition"`
 	} `json:"resources"`
 }
@@ -104,7 +105,7 @@ func (c *Client) queues(ctx context.Context) ([]cluster.Queue, bool, error) {
 			usage = usage || (len(q.Resources.ByPartition) > 0 && (q.Queues == nil || len(q.Queues.Queue) == 0))
 			for _, p := range q.Resources.ByPartition {
 				pc := cq.ByPartition[p.PartitionName]
-				pc.Used, pc.Pending, pc.Reserved = p.Used.resource(), p.Pending.resource(), p.Reserved.resource()
+				pc.Used, pc.Pending, pc.Reserved, pc.AMUsed = p.Used.resource(), p.Pending.resource(), p.Reserved.resource(), p.AMUsed.resource()
 				cq.ByPartition[p.PartitionName] = pc
 			}
 		}

@@ -42,3 +42,36 @@ func TestCalibrationDesign(t *testing.T) {
 		t.Errorf("deadlines around the actual end: worst decile %.1f pts, want the design's bias (≥5)", 100*biased)
 	}
 }
+
+func TestWorstClassMedianAndBootstrapSD(t *testing.T) {
+	pt := func(job, class string, e float64) predictionPoint {
+		return predictionPoint{job: job, class: class, errRel: e}
+	}
+	tests := []struct {
+		name       string
+		points     []predictionPoint
+		worst      float64
+		zeroSpread bool // every resample the same
+	}{
+		{"one class: its median", []predictionPoint{pt("1/a", "sort", 0.02), pt("1/b", "sort", 0.04), pt("1/c", "sort", 0.06)}, 0.04, false},
+		{"two classes: the larger median", []predictionPoint{pt("1/a", "sort", 0.02), pt("1/b", "crypto", 0.07)}, 0.07, false},
+		{"one job: resamples are all that job", []predictionPoint{pt("1/a", "sort", 0.02), pt("1/a", "sort", 0.04)}, 0.04, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := worstClassMedian(tt.points); math.Abs(got-tt.worst) > 1e-12 {
+				t.Errorf("worstClassMedian = %v, want %v", got, tt.worst)
+			}
+			sd := bootstrapSD(tt.points, worstClassMedian, 50)
+			if tt.zeroSpread && sd > 1e-12 {
+				t.Errorf("bootstrapSD = %v, want 0", sd)
+			}
+			if !tt.zeroSpread && !(sd > 1e-12) {
+				t.Errorf("bootstrapSD = %v, want > 0", sd)
+			}
+		})
+	}
+	if sd := bootstrapSD(nil, worstClassMedian, 50); !math.IsNaN(sd) {
+		t.Errorf("no points: %v, want NaN", sd)
+	}
+}

@@ -72,27 +72,9 @@ func (h *handler) metrics(w http.ResponseWriter, r *http.Request) {
 			decom++
 		}
 	}
-	running, pending, completed, failed, killed := 0, 0, 0, 0, 0
-	var pendingRes Resource
-	pendingContainers := 0
-	for _, a := range h.s.Apps() {
-		switch a.State {
-		case "RUNNING":
-			running++
-		case "ACCEPTED", "SUBMITTED", "NEW":
-			pending++
-		case "FAILED":
-			failed++
-		case "KILLED":
-			killed++
-		default:
-			completed++
-		}
-		if p := a.ByPartition[""].Pending; a.FinishedTime.IsZero() && p.MemoryMB > 0 {
-			pendingRes = addResource(pendingRes, p)
-			pendingContainers += a.ByPartition[""].PendingContainers
-		}
-	}
+	apps := h.s.AppCounts()
+	running, pending, completed, failed, killed := apps.Running, apps.Pending, apps.Completed, apps.Failed, apps.Killed
+	pendingRes, pendingContainers := apps.PendingDefault, apps.PendingDefaultContainers
 	availMB := max(0, total.MemoryMB-used.MemoryMB)
 	availVC := max(0, total.VCores-used.VCores)
 	// QueueMetrics counts FINISHED, FAILED and KILLED apps apart; nothing

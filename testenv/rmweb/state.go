@@ -170,6 +170,14 @@ type Attempt struct {
 	Counters        map[string]int64 // HDFS_BYTES_READ, CPU_MILLISECONDS, ...
 }
 
+// AppCounts counts apps by state, and what running apps still ask for in
+// the default partition (QueueMetrics' pending figures count it only).
+type AppCounts struct {
+	Running, Pending, Completed, Failed, Killed int
+	PendingDefault                              Resource
+	PendingDefaultContainers                    int
+}
+
 // State is what the handlers render and mutate. Every method is safe for
 // concurrent use (the simulation takes its own lock) and returns copies.
 type State interface {
@@ -185,6 +193,10 @@ type State interface {
 	PartitionTotals() map[string]Resource
 	QueueRuntime(path string) QueueRuntime
 	Apps() []App
+	// AppCounts are the cluster's app counters (/metrics). A real RM keeps
+	// them as counters in ClusterMetrics and the root QueueMetrics, so a
+	// metrics answer costs it nothing per app; this must not copy apps.
+	AppCounts() AppCounts
 	App(id string) (App, bool)
 	// Job returns the MR job of an app (for the AM while running and for
 	// JobHistory once finished).

@@ -246,15 +246,47 @@ func (c *Cluster) appPartitions(a *app) map[string]rmweb.QueueUsage {
 	if a.hasDemand() {
 		p := c.labelExpr(a)
 		u := out[p]
-		if a.amPending {
-			u.Pending = add(u.Pending, amResource)
-			u.PendingContainers++
-		} else {
-			n := int64(len(a.pendingMaps) + a.pendingReduces)
-			u.Pending = add(u.Pending, rmweb.Resource{MemoryMB: a.mapSize.MemoryMB * n, VCores: a.mapSize.VCores * n, GPUs: a.mapSize.GPUs * n})
-			u.PendingContainers += int(n)
-		}
+		ask, n := a.pendingAsk()
+		u.Pending = add(u.Pending, ask)
+		u.PendingContainers += n
 		out[p] = u
+	}
+	return out
+}
+
+// pendingAsk is what an app with demand still asks for: its AM container
+// until the AM runs, then its pending maps and reduces.
+func (a *app) pendingAsk() (rmweb.Resource, int) {
+	if a.amPending {
+		return amResource, 1
+	}
+	n := int64(len(a.pendingMaps) + a.pendingReduces)
+	return rmweb.Resource{MemoryMB: a.mapSize.MemoryMB * n, VCores: a.mapSize.VCores * n, GPUs: a.mapSize.GPUs * n}, int(n)
+}
+
+// AppCounts implements rmweb.State: one pass over the apps, no copies.
+func (c *Cluster) AppCounts() rmweb.AppCounts {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out rmweb.AppCounts
+	for _, a := range c.apps {
+		switch a.state {
+		case "RUNNING":
+			out.Running++
+		case "ACCEPTED", "SUBMITTED", "NEW":
+			out.Pending++
+		case "FAILED":
+			out.Failed++
+		case "KILLED":
+			out.Killed++
+		default:
+			out.Completed++
+		}
+		if a.finish.IsZero() && a.hasDemand() && c.labelExpr(a) == "" {
+			ask, n := a.pendingAsk()
+			out.PendingDefault = add(out.PendingDefault, ask)
+			out.PendingDefaultContainers += n
+		}
 	}
 	return out
 }

@@ -108,6 +108,9 @@ type QueueCapacity struct {
 	// reservation against the queue (LeafQueue.apply allocates the
 	// allocated-or-reserved resource), not against the node.
 	Reserved Resource `json:"reserved"`
+	// AMUsed is what the queue's AM containers hold there (leaf queues,
+	// 3.x; zero when the RM does not say).
+	AMUsed Resource `json:"amUsed,omitzero"`
 }
 
 // Queue is one Capacity Scheduler queue.
@@ -206,6 +209,10 @@ type App struct {
 	// (and AMUsed, kept while the AM container is) is set, and its
 	// placement is never exact by partition.
 	UsageEstimated bool `json:"usageEstimated,omitempty"`
+	// AMEstimated: the AMUsed in UsageByPartition was not read but is the
+	// app's share of its queue's AM use in its AM node's partition (a
+	// lean apps read whose AM container is not the one last read).
+	AMEstimated bool `json:"amEstimated,omitempty"`
 	// Preempted is nil until preemption took something from the app.
 	Preempted *AppPreemption `json:"preempted,omitempty"`
 	Job       *Job           `json:"job,omitempty"`
