@@ -72,6 +72,9 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		deadlineStep{Models: d.Models, Residuals: d.Residuals, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		psPlanStep{},
 		routeGainStep{},
+		// After the route gain (which leaves goal queues alone) and before
+		// the reservations, which hold containers in each queue's home.
+		goalRouteStep{},
 		// Before the reservations: a goal job's claim may still take
 		// from a queue kept at its guarantee (EDF comes first).
 		servedFirstStep{Seen: seen},
