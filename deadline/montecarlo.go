@@ -76,12 +76,25 @@ type Distribution struct {
 	// A step CDF k/n over a few dozen scores would claim certainty past
 	// the largest and sit half a step low between them.
 	Conformal bool
+	// Recal, when set, are the sorted PITs of past outlooks like this one
+	// (Recalibration): P becomes G∘P and Quantile follows it.
+	Recal []float64
+}
+
+// Base is the distribution without its recalibration: what a finished
+// job's PIT is taken under (Recalibration).
+func (d Distribution) Base() Distribution {
+	d.Recal = nil
+	return d
 }
 
 // Quantile returns the q-quantile (0..1).
 func (d Distribution) Quantile(q float64) float64 {
 	if len(d.T) == 0 {
 		return math.NaN()
+	}
+	if d.Recal != nil {
+		q = recalibratedInverse(q, d.Recal)
 	}
 	if d.Conformal {
 		return d.conformalQuantile(q)
@@ -97,6 +110,9 @@ func (d Distribution) Quantile(q float64) float64 {
 func (d Distribution) P(t float64) float64 {
 	if len(d.T) == 0 {
 		return 0
+	}
+	if d.Recal != nil {
+		return Recalibrated(d.Base().P(t), d.Recal)
 	}
 	if d.Conformal {
 		return d.conformalP(t)

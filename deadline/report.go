@@ -62,6 +62,9 @@ type JobReport struct {
 	// ResidualKey is the class key the outlook's residuals are kept
 	// under (ResidualKeyOf): what the tracker scores it as.
 	ResidualKey string `json:"residualKey,omitempty"`
+	// Recalibrated is how many finished outlooks' PITs recalibrated this
+	// one (ReportOptions.Recalibration; 0: none).
+	Recalibrated int `json:"recalibrated,omitempty"`
 	// Dist is the distribution behind P50, P90, CDF and PMeet (seconds
 	// from the snapshot), for callers that score P(meet) at other
 	// deadlines (the bench's calibration rows).
@@ -120,6 +123,10 @@ type ReportOptions struct {
 	// its earlier runs ended (Calibrated); classes and stages with fewer
 	// than Residuals.MinN keep the model's own distribution.
 	Residuals *Residuals
+	// Recalibration, when set, maps each outlook through the PITs of
+	// finished outlooks of its key and stage (Distribution.Recal); keys
+	// and stages with fewer than its MinN are left as they are.
+	Recalibration *Recalibration
 }
 
 // Report builds the per-queue deadline report from a snapshot and per-class
@@ -203,6 +210,10 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 				d = Calibrated(jr.ModelRemain, rs)
 				d.Conformal = !o.StepCDF
 				jr.Residuals = len(rs)
+			}
+			if pits := o.Recalibration.Of(RecalKeyOf(jr.ResidualKey, jr.Residuals), jr.Stage); pits != nil {
+				d.Recal = pits
+				jr.Recalibrated = len(pits)
 			}
 			jr.Dist = d
 			jr.P50 = snap.Time.Add(secs(d.Quantile(0.5)))

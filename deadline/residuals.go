@@ -143,6 +143,9 @@ func Calibrated(predicted float64, residuals []float64) Distribution {
 // above it is judged at Reach: ten past runs cannot vouch for 95%, which
 // does not make the goal unreachable.
 func (d Distribution) Reach() float64 {
+	if d.Recal != nil {
+		return Recalibrated(d.Base().Reach(), d.Recal)
+	}
 	if !d.Conformal || len(d.T) == 0 {
 		return 1
 	}

@@ -38,6 +38,10 @@ type QueueDemand struct {
 	Home string
 	// Pinned queues keep their home.
 	Pinned bool
+	// Sampled: the queue's calibration maps already ran where it was sent
+	// and their rates wait for its jobs' history (JobHistory has a job
+	// once it finished); it is not sent to calibrate again meanwhile.
+	Sampled bool
 }
 
 // PlanInput is everything the capacity plan needs; no I/O, no clock.
@@ -135,7 +139,9 @@ func Plan(in PlanInput) CapacityPlan {
 // whole queue: in each partition where no queue with demand lives and whose
 // node types some queue's classes have no measured rate on, the queue with
 // the least demand among those moves in until its rates are known; the
-// next plan decides on measured rates. homes is updated in place.
+// next plan decides on measured rates. A queue whose sample already ran
+// there (Sampled) is not sent again while its rates wait for the job's
+// history. homes is updated in place.
 func calibrationHomes(in PlanInput, qs []*queueModel, homes map[string]string) map[string]string {
 	out := map[string]string{}
 	for _, p := range in.Partitions {
@@ -153,7 +159,7 @@ func calibrationHomes(in PlanInput, qs []*queueModel, homes map[string]string) m
 		}
 		var pick *queueModel
 		for _, q := range qs {
-			if q.Demand == 0 || q.Pinned || homes[q.Path] != "" || out[q.Path] != "" || !canUse(q.Accessible, p.Name) || !unknownIn(in, q, p) {
+			if q.Demand == 0 || q.Pinned || q.Sampled || homes[q.Path] != "" || out[q.Path] != "" || !canUse(q.Accessible, p.Name) || !unknownIn(in, q, p) {
 				continue
 			}
 			if pick == nil || q.Demand < pick.Demand {

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -114,22 +115,28 @@ func TestPlanCalibrationShare(t *testing.T) {
 	cases := []struct {
 		name     string
 		rates    RateMap
+		sampled  bool // ml's calibration maps ran; its rates wait for history
 		wantHome string
 		calib    bool
+		etlHome  string
 	}{
-		{"gpu unmeasured: smallest queue calibrates", RateMap{"sort": {"cpu": 1}, "train": {"cpu": 1}}, "gpu", true},
-		{"gpu measured slow: ml stays", RateMap{"sort": {"cpu": 1, "gpu": 1}, "train": {"cpu": 1, "gpu": 0.5}}, "", false},
-		{"gpu measured fast: ml moves on rates", RateMap{"sort": {"cpu": 1, "gpu": 1}, "train": {"cpu": 1, "gpu": 4}}, "gpu", false},
+		{"gpu unmeasured: smallest queue calibrates", RateMap{"sort": {"cpu": 1}, "train": {"cpu": 1}}, false, "gpu", true, ""},
+		{"gpu unmeasured, ml's sample already ran: not sent again (etl calibrates)", RateMap{"sort": {"cpu": 1}, "train": {"cpu": 1}}, true, "", false, "gpu"},
+		{"gpu measured slow: ml stays", RateMap{"sort": {"cpu": 1, "gpu": 1}, "train": {"cpu": 1, "gpu": 0.5}}, false, "", false, ""},
+		{"gpu measured fast: ml moves on rates", RateMap{"sort": {"cpu": 1, "gpu": 1}, "train": {"cpu": 1, "gpu": 4}}, false, "gpu", false, ""},
+		{"gpu measured fast, sampled: the rates decide", RateMap{"sort": {"cpu": 1, "gpu": 1}, "train": {"cpu": 1, "gpu": 4}}, true, "gpu", false, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := Plan(PlanInput{Partitions: parts, Queues: queues, Rates: c.rates})
+			qs := slices.Clone(queues)
+			qs[1].Sampled = c.sampled
+			p := Plan(PlanInput{Partitions: parts, Queues: qs, Rates: c.rates})
 			ml := find(p, "root.ml")
 			if ml.Home != c.wantHome || (ml.Calibrating != "") != c.calib {
 				t.Fatalf("ml: home %q calibrating %q, want home %q calibrating %v (%s)", ml.Home, ml.Calibrating, c.wantHome, c.calib, ml.Reason)
 			}
-			if find(p, "root.etl").Home != "" {
-				t.Fatalf("etl should stay on the default partition")
+			if got := find(p, "root.etl").Home; got != c.etlHome {
+				t.Fatalf("etl: home %q, want %q", got, c.etlHome)
 			}
 		})
 	}

@@ -57,6 +57,10 @@ type PSDecider struct {
 	// sent are the queues the plan routed to calibrate, kept until they
 	// live elsewhere (calibrationReturnStep).
 	sent calibrations
+	// samples follow the sent queues' calibration maps
+	// (calibrationSampledStep).
+	samples calibrationSamples
+	homes   homesSince
 }
 
 type tableRates struct{ t *calibrate.Table }

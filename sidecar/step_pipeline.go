@@ -53,6 +53,9 @@ type decideState struct {
 	Restores map[string]string
 	// Preemption is what the preemption step saw and did (nil: no guard).
 	Preemption *PreemptionStatus
+	// Sampled are the queues whose calibration sample this decision found
+	// complete, with their running apps (calibrationSampledStep).
+	Sampled map[string][]string
 }
 
 // decideStep is one named step of the decision (Nomad's
@@ -69,10 +72,16 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		slotsStep{},
 		ratesStep{ReadCost: d.ReadCost},
 		demandStep{Queues: d.Queues, Seen: seen},
+		// Before the plan: a queue whose calibration sample ran is not
+		// sent to calibrate again.
+		calibrationSampledStep{Samples: d.samples, Models: d.Models},
 		deadlineStep{Models: d.Models, Residuals: d.Residuals, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		arrivingGoalStep{Guard: d.Preemption, Models: d.Models, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		psPlanStep{},
 		routeGainStep{},
+		// After the route gain (which leaves goal queues alone) and before
+		// the reservations, which hold containers in each queue's home.
+		goalRouteStep{},
 		// Before the reservations: a goal job's claim may still take
 		// from a queue kept at its guarantee (EDF comes first).
 		servedFirstStep{Seen: seen},
@@ -131,12 +140,18 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 		d.sent = calibrations{}
 	}
 	d.sent.forget(tree)
+	if d.samples == nil {
+		d.samples, d.homes = calibrationSamples{}, homesSince{}
+	}
+	d.homes.observe(tree, snap.Time, len(d.homes) == 0)
+	d.samples.follow(d.sent, tree, snap, d.homes)
 	for _, st := range d.steps(seen) {
 		if err := st.Run(s); err != nil {
 			return Decision{}, fmt.Errorf("decide step %s: %w", st.Name(), err)
 		}
 	}
 	d.sent.record(s.Plan, s.Queues, tree)
+	d.samples.sampled(s.Sampled)
 	dec := Decision{Targets: s.Targets, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Restores: s.Restores, Preemption: s.Preemption,
 		Predicted: map[string]float64{"sum_ps": s.Plan.SumPS, "sum_ps_bound": s.Plan.Bound, "min_ps_over_fair": s.Plan.MinPS}}
 	d.status(s, &dec)

@@ -187,11 +187,10 @@ type appAttemptJSON struct {
 // containerJSON is one entry of an app attempt's containers. Hadoop 3.3.6
 // sends its numbers as strings and nodeHttpAddress with a scheme.
 type containerJSON struct {
+	containerNodeJSON
 	ContainerID     string    `json:"containerId"`
 	AllocatedMB     jerseyInt `json:"allocatedMB"`
 	AllocatedVCores jerseyInt `json:"allocatedVCores"`
-	AssignedNodeID  string    `json:"assignedNodeId"`
-	NodeID          string    `json:"nodeId"`
 	NodeHTTPAddress string    `json:"nodeHttpAddress"`
 	Priority        jerseyInt `json:"priority"`
 	StartedTime     jerseyInt `json:"startedTime"`
@@ -201,26 +200,20 @@ type containerJSON struct {
 	State           string    `json:"containerState"`
 }
 
-// node is the container's RM node id.
-func (ct containerJSON) node() string {
-	if ct.NodeID != "" {
-		return ct.NodeID
-	}
-	return ct.AssignedNodeID
-}
-
 // containersJSON is the body of .../appattempts/{attempt}/containers:
 // {"container":[...]} on 3.3.6 (an object for one container, {} for
 // none), {"containers":{"container":[...]}} where a release wraps it.
-type containersJSON struct {
+type containersJSON = containersBody[containerJSON]
+
+type containersBody[T any] struct {
 	Containers *struct {
-		Container jerseyList[containerJSON] `json:"container"`
+		Container jerseyList[T] `json:"container"`
 	} `json:"containers"`
-	Container jerseyList[containerJSON] `json:"container"`
+	Container jerseyList[T] `json:"container"`
 }
 
-func (b containersJSON) list() []containerJSON {
-	list := append([]containerJSON(nil), b.Container...)
+func (b containersBody[T]) list() []T {
+	list := append([]T(nil), b.Container...)
 	if b.Containers != nil {
 		list = append(list, b.Containers.Container...)
 	}
@@ -237,6 +230,7 @@ type containerNodeJSON struct {
 	NodeID         string `json:"nodeId"`
 }
 
+// node is the container's RM node id.
 func (ct containerNodeJSON) node() string {
 	if ct.NodeID != "" {
 		return ct.NodeID
@@ -245,15 +239,10 @@ func (ct containerNodeJSON) node() string {
 }
 
 // containerNodesJSON is containersJSON with the cut entries.
-type containerNodesJSON struct {
-	Containers *struct {
-		Container jerseyList[containerNodeJSON] `json:"container"`
-	} `json:"containers"`
-	Container jerseyList[containerNodeJSON] `json:"container"`
-}
+type containerNodesJSON = containersBody[containerNodeJSON]
 
 // perNode counts the containers per node.
-func (b containerNodesJSON) perNode() map[string]int {
+func perNode(b containerNodesJSON) map[string]int {
 	out := map[string]int{}
 	for _, ct := range b.Container {
 		out[ct.node()]++
@@ -338,7 +327,7 @@ func (c *Client) attemptContainers(ctx context.Context, appID, attempt string) (
 	if err := c.rmGet(ctx, "/ws/v1/cluster/apps/"+appID+"/appattempts/"+attempt+"/containers", nil, &body); err != nil {
 		return nil, err
 	}
-	return body.v.perNode(), nil
+	return perNode(body.v), nil
 }
 
 // SetAppPriority is PUT /apps/{id}/priority; it returns the priority the RM

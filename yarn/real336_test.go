@@ -606,7 +606,7 @@ func checkContainers(n int, node, http string) func(*testing.T, string) {
 		for _, ct := range list {
 			want[ct.node()]++
 		}
-		if got := cut.perNode(); !reflect.DeepEqual(got, want) {
+		if got := perNode(cut); !reflect.DeepEqual(got, want) {
 			t.Errorf("cut view counts %v, the whole entries %v", got, want)
 		}
 		am := 0

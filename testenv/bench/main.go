@@ -29,8 +29,11 @@ type Row struct {
 
 // Options are the command-line knobs every benchmark may read.
 type Options struct {
-	Seeds int  // seeds for the scenario comparisons
-	Quick bool // smaller sizes, for a smoke run
+	Seeds int // seeds for the scenario comparisons
+	// FirstSeed is the first of them (benchSeeds: FirstSeed … FirstSeed+
+	// Seeds-1), so a change tuned on seeds 1–3 can be checked on others.
+	FirstSeed int64
+	Quick     bool // smaller sizes, for a smoke run
 	// Rows, when set, runs only the row groups of an area whose name
 	// contains it (areas that split their rows into named groups, e.g.
 	// workloads: shift, fb, drift, polo, tight), for quick iteration.
@@ -54,12 +57,13 @@ func register(b Bench) { benches = append(benches, b) }
 func main() {
 	only := flag.String("only", "", "run only areas whose name contains this")
 	seeds := flag.Int("seeds", 10, "seeds for scenario comparisons")
+	firstSeed := flag.Int64("first-seed", 1, "first seed of the scenario comparisons that use benchSeeds (seeds first-seed … first-seed+seeds-1)")
 	quick := flag.Bool("quick", false, "smaller sizes (smoke run)")
 	rowsOnly := flag.String("rows", "", "run only the row groups whose name contains this (areas with named groups)")
 	nodeAge := flag.Duration("node-listing-max-age", 0, "observe's node-listing reuse bound (0: the default, negative: re-read every snapshot)")
 	flag.Parse()
 	sort.SliceStable(benches, func(i, j int) bool { return benches[i].Order < benches[j].Order })
-	opts := Options{Seeds: *seeds, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge}
+	opts := Options{Seeds: *seeds, FirstSeed: *firstSeed, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge}
 
 	var rows []Row
 	failed := 0
@@ -79,7 +83,11 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench: %s done in %s\n", b.Area, time.Since(start).Round(time.Millisecond))
 		rows = append(rows, r...)
 	}
-	fmt.Printf("yarn-sidecar benchmarks — %s, %s/%s, %d CPUs, %s\n\n", time.Now().UTC().Format(time.RFC3339), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	fmt.Printf("yarn-sidecar benchmarks — %s, %s/%s, %d CPUs, %s\n", time.Now().UTC().Format(time.RFC3339), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	if *firstSeed != 1 {
+		fmt.Printf("seeds %d–%d (-first-seed)\n", *firstSeed, *firstSeed+int64(*seeds)-1)
+	}
+	fmt.Println()
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "area\tmeasure\tfigure\tbaseline (same run)\tratio\tgoal")
 	for _, r := range rows {

@@ -67,9 +67,13 @@ func steeringScenarioRuns(sc string, o Options) ([]Row, *experiment.Comparison, 
 }
 
 func benchSeeds(o Options) []int64 {
+	first := o.FirstSeed
+	if first == 0 {
+		first = 1
+	}
 	seeds := make([]int64, o.Seeds)
 	for i := range seeds {
-		seeds[i] = int64(i + 1)
+		seeds[i] = first + int64(i)
 	}
 	if o.Quick && len(seeds) > 2 {
 		seeds = seeds[:2]
