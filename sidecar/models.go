@@ -86,10 +86,10 @@ func runSize(jobs map[string][2]float64, reduces map[string]int) (maps, reds int
 	for id := range jobs {
 		r = append(r, reduces[id])
 	}
-	return median(m), median(r)
+	return medianInt(m), medianInt(r)
 }
 
-func median(x []int) int {
+func medianInt(x []int) int {
 	if len(x) == 0 {
 		return 0
 	}
