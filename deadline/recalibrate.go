@@ -98,20 +98,26 @@ func Recalibrated(p float64, pits []float64) float64 {
 		return p
 	}
 	p = math.Min(1, math.Max(0, p))
-	step := 1 / float64(n+1)
 	k := sort.SearchFloat64s(pits, p) // pits[k-1] < p ≤ pits[k]
-	lo, plo := 0.0, 0.0
-	if k > 0 {
-		lo, plo = pits[k-1], float64(k)*step
-	}
-	hi, phi := 1.0, 1.0
-	if k < n {
-		hi, phi = pits[k], float64(k+1)*step
-	}
+	lo, plo := pitKnot(pits, k)
+	hi, phi := pitKnot(pits, k+1)
 	if hi-lo < 1e-12 {
 		return phi
 	}
 	return plo + (phi-plo)*(p-lo)/(hi-lo)
+}
+
+// pitKnot is the k-th knot (PIT, G) of G's piecewise-linear graph, from
+// (0, 0) through (pits[k-1], k/(n+1)) to (1, 1) at k = n+1; Recalibrated
+// and its inverse read the same knots from either side.
+func pitKnot(pits []float64, k int) (pit, g float64) {
+	switch {
+	case k <= 0:
+		return 0, 0
+	case k > len(pits):
+		return 1, 1
+	}
+	return pits[k-1], float64(k) / float64(len(pits)+1)
 }
 
 // recalibratedInverse is G⁻¹(q), for the recalibrated quantiles.
@@ -121,19 +127,9 @@ func recalibratedInverse(q float64, pits []float64) float64 {
 		return q
 	}
 	q = math.Min(1, math.Max(0, q))
-	step := 1 / float64(n+1)
-	k := int(math.Floor(q / step)) // k/(n+1) ≤ q < (k+1)/(n+1)
-	if k > n {
-		k = n
-	}
-	lo, plo := 0.0, 0.0
-	if k > 0 {
-		lo, plo = pits[k-1], float64(k)*step
-	}
-	hi, phi := 1.0, 1.0
-	if k < n {
-		hi, phi = pits[k], float64(k+1)*step
-	}
+	k := min(int(math.Floor(q*float64(n+1))), n) // k/(n+1) ≤ q < (k+1)/(n+1)
+	lo, plo := pitKnot(pits, k)
+	hi, phi := pitKnot(pits, k+1)
 	if phi-plo < 1e-12 {
 		return hi
 	}

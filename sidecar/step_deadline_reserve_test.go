@@ -290,13 +290,7 @@ func TestUrgentRules(t *testing.T) {
 func TestDeadlineReserveBandMinimums(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	soon, later := t0.Add(150*time.Second), t0.Add(3000*time.Second)
-	tree := mustTree(t, schedconf.Conf{pre + "root.queues": "a,b,c",
-		pre + "root.a.capacity": "60", pre + "root.b.capacity": "20", pre + "root.c.capacity": "20"})
-	seen := map[string]SeenValue{}
-	for q, v := range map[string]float64{"root.a": 60, "root.b": 20, "root.c": 20} {
-		seen[seenKey(q, "")] = SeenValue{Share: v, AbsShare: v / 100}
-	}
-	cfg, _ := ParseConfig(nil)
+	tree, seen, cfg := bandMinimumsCluster(t)
 	rep := func(q, name string, due time.Time, needed int) deadline.QueueReport {
 		return deadline.QueueReport{Queue: q, Jobs: []deadline.JobReport{{Name: name, Queue: q, Deadline: &due, Needed: needed, Verdict: deadline.AtRisk}}}
 	}
@@ -356,13 +350,7 @@ func TestReserveWithin(t *testing.T) {
 func TestDeadlineReserveBandMinimumsOnlyWithPreemption(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	soon := t0.Add(150 * time.Second)
-	tree := mustTree(t, schedconf.Conf{pre + "root.queues": "a,b,c",
-		pre + "root.a.capacity": "60", pre + "root.b.capacity": "20", pre + "root.c.capacity": "20"})
-	seen := map[string]SeenValue{}
-	for q, v := range map[string]float64{"root.a": 60, "root.b": 20, "root.c": 20} {
-		seen[seenKey(q, "")] = SeenValue{Share: v, AbsShare: v / 100}
-	}
-	cfg, _ := ParseConfig(nil)
+	tree, seen, cfg := bandMinimumsCluster(t)
 	for _, guard := range []*PreemptionGuard{nil, {Config: PreemptionConfig{Enabled: "off"}}} {
 		s := &decideState{Tree: tree, Parts: []progress.PartitionSlots{{Name: "", Slots: map[string]int64{"t": 100}}},
 			Deadlines: []deadline.QueueReport{{Queue: "root.b", Jobs: []deadline.JobReport{{Name: "j4", Queue: "root.b", Deadline: &soon, Needed: 90, Verdict: deadline.AtRisk}}}}}
@@ -377,4 +365,21 @@ func TestDeadlineReserveBandMinimumsOnlyWithPreemption(t *testing.T) {
 			t.Errorf("guard %v: root.b at %.2f%%, want its whole claim of 90 (minimums not set aside)", guard, got)
 		}
 	}
+}
+
+// bandMinimumsCluster is root.{a,b,c} at 60/20/20 of 100 slots, as last
+// seen, with the default bands (minimums 15, 5, 5).
+func bandMinimumsCluster(t *testing.T) (*schedconf.Tree, map[string]SeenValue, *Config) {
+	t.Helper()
+	tree := mustTree(t, schedconf.Conf{pre + "root.queues": "a,b,c",
+		pre + "root.a.capacity": "60", pre + "root.b.capacity": "20", pre + "root.c.capacity": "20"})
+	seen := map[string]SeenValue{}
+	for q, v := range map[string]float64{"root.a": 60, "root.b": 20, "root.c": 20} {
+		seen[seenKey(q, "")] = SeenValue{Share: v, AbsShare: v / 100}
+	}
+	cfg, err := ParseConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree, seen, cfg
 }
