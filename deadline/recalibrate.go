@@ -16,7 +16,7 @@ import (
 // isotonic recalibration: Zadrozny & Elkan 2002; Niculescu-Mizil &
 // Caruana 2005). Only outcomes known when a prediction is made enter it.
 type Recalibration struct {
-	by map[string]map[int][]float64
+	by windows
 	// Max bounds each key and stage (oldest first out); MinN is the fewest
 	// PITs that replace the identity.
 	Max, MinN int
@@ -53,21 +53,11 @@ func (r *Recalibration) Add(key string, stage int, u float64) {
 	if r == nil || !(u >= 0 && u <= 1) || stage <= 0 {
 		return
 	}
-	if r.by == nil {
-		r.by = map[string]map[int][]float64{}
-	}
-	if r.by[key] == nil {
-		r.by[key] = map[int][]float64{}
-	}
-	s := append(r.by[key][stage], u)
 	limit := r.Max
 	if limit <= 0 {
 		limit = DefaultRecalMax
 	}
-	if len(s) > limit {
-		s = append([]float64(nil), s[len(s)-limit:]...)
-	}
-	r.by[key][stage] = s
+	r.by.add(key, stage, u, limit)
 }
 
 // Of is the sorted PITs of key at stage, nil when fewer than MinN (the

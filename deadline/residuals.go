@@ -43,7 +43,7 @@ type Residual struct {
 // the model sees — is learned from how the class's earlier runs ended
 // (STEAMEngine §4.2: "combine with online profiling to correct errors").
 type Residuals struct {
-	by map[string]map[int][]float64
+	by windows
 	// Max bounds each class and stage (the oldest go first, so the
 	// correction follows a class that changes); MinN is the fewest that
 	// replace the model's own spread.
@@ -68,17 +68,25 @@ func (r *Residuals) Add(x Residual) {
 	if !(x.Ratio > 0) || math.IsInf(x.Ratio, 0) || x.Stage <= 0 {
 		return
 	}
-	if r.by == nil {
-		r.by = map[string]map[int][]float64{}
+	r.by.add(x.Class, x.Stage, x.Ratio, r.max())
+}
+
+// windows holds the newest values per key and stage; the oldest go first
+// once a window is full.
+type windows map[string]map[int][]float64
+
+func (w *windows) add(key string, stage int, v float64, limit int) {
+	if *w == nil {
+		*w = windows{}
 	}
-	if r.by[x.Class] == nil {
-		r.by[x.Class] = map[int][]float64{}
+	if (*w)[key] == nil {
+		(*w)[key] = map[int][]float64{}
 	}
-	s := append(r.by[x.Class][x.Stage], x.Ratio)
-	if limit := r.max(); len(s) > limit {
+	s := append((*w)[key][stage], v)
+	if len(s) > limit {
 		s = append([]float64(nil), s[len(s)-limit:]...)
 	}
-	r.by[x.Class][x.Stage] = s
+	(*w)[key][stage] = s
 }
 
 func (r *Residuals) max() int {
