@@ -69,7 +69,7 @@ func Bandwidths(samples []Sample, minSamples int) map[string]ReadBandwidth {
 			if len(v) < minSamples {
 				continue
 			}
-			m := median(v)
+			m := Median(v)
 			switch loc {
 			case NodeLocal:
 				bw.NodeLocal = m
@@ -84,7 +84,9 @@ func Bandwidths(samples []Sample, minSamples int) map[string]ReadBandwidth {
 	return out
 }
 
-func median(v []float64) float64 {
+// Median is the middle of v (the mean of the two middle values when v has
+// an even length); v is not reordered.
+func Median(v []float64) float64 {
 	s := append([]float64(nil), v...)
 	sort.Float64s(s)
 	n := len(s)
@@ -128,11 +130,11 @@ func ProcessingTimes(samples []Sample, minSamples int) map[string]Processing {
 		for t, v := range byType {
 			p.Samples[t] = len(v)
 			if len(v) >= minSamples {
-				p.Seconds[t] = median(v)
+				p.Seconds[t] = Median(v)
 			}
 		}
 		if len(blocks[c]) > 0 {
-			p.BlockMiB = median(blocks[c])
+			p.BlockMiB = Median(blocks[c])
 		}
 		out[c] = p
 	}

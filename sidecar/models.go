@@ -49,13 +49,12 @@ func ModelsFromSamples(all []calibrate.Sample) map[string]deadline.PhaseModel {
 				reducesByJob[s.Class] = map[string]int{}
 			}
 			reducesByJob[s.Class][s.JobID]++
+			continue
 		}
-		if s.IsMap() {
-			if mapsByJob[s.Class] == nil {
-				mapsByJob[s.Class] = map[string][]float64{}
-			}
-			mapsByJob[s.Class][s.JobID] = append(mapsByJob[s.Class][s.JobID], s.Elapsed.Seconds())
+		if mapsByJob[s.Class] == nil {
+			mapsByJob[s.Class] = map[string][]float64{}
 		}
+		mapsByJob[s.Class][s.JobID] = append(mapsByJob[s.Class][s.JobID], s.Elapsed.Seconds())
 	}
 	out := map[string]deadline.PhaseModel{}
 	for class, ds := range by {

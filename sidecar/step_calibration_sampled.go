@@ -208,21 +208,11 @@ func sampleGain(secs map[string][]float64, models map[string]deadline.PhaseModel
 		if !ok || len(xs) < minSamples {
 			return 0, false
 		}
-		med := median(xs)
+		med := calibrate.Median(xs)
 		if med <= 0 {
 			return 0, false
 		}
 		most = max(most, math.Exp(m.Map.Mu)/med)
 	}
 	return most, true
-}
-
-func median(xs []float64) float64 {
-	ys := slices.Clone(xs)
-	slices.Sort(ys)
-	n := len(ys)
-	if n%2 == 1 {
-		return ys[n/2]
-	}
-	return (ys[n/2-1] + ys[n/2]) / 2
 }

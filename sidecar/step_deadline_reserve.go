@@ -83,18 +83,13 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 	if len(s.Plan.Queues) == 0 {
 		return nil
 	}
-	full := partitionSlots(s)
+	full := partitionTotals(s.Parts)
 	promised := promisedContainers(s, st.Seen)
 	// Goal jobs arriving (arrivingGoalStep) and what running goal jobs
 	// hold (goalHoldStep) claim in their EDF turns too.
 	claims := append(append(deadlineClaims(s.Deadlines, promised), s.Arriving...), s.Holding...)
 	sort.SliceStable(claims, func(i, k int) bool { return claimLess(claims[i], claims[k]) })
-	totals := map[string]float64{}
-	for _, p := range plannable(s) {
-		for _, n := range p.Slots {
-			totals[p.Name] += float64(n)
-		}
-	}
+	totals := partitionTotals(plannable(s))
 	home := map[string]string{}
 	for _, qp := range s.Plan.Queues {
 		home[qp.Path] = qp.Home
@@ -103,7 +98,8 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 	// nothing while the queue is idle (its share is lent out), and a goal
 	// job arriving there starts from it, as under stock.
 	pool := maps.Clone(totals)
-	own := st.minimums(s, full)
+	minimums := st.minimums(s, full)
+	own := maps.Clone(minimums)
 	for q, n := range own {
 		pool[home[q]] -= n
 	}
@@ -117,12 +113,7 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 		// not asked) is served by that job's claim, not kept idle.
 		if q.Demand == 0 && promised[q.Path] > 0 && !claiming[q.Path] {
 			if p, ok := home[q.Path]; ok {
-				avail := own[q.Path] + math.Max(0, pool[p])
-				n := min(promised[q.Path], int(math.Floor(avail+1e-9)))
-				mine := math.Min(float64(n), own[q.Path])
-				own[q.Path] -= mine
-				pool[p] -= float64(n) - mine
-				idle[q.Path] = n
+				idle[q.Path] = grant(promised[q.Path], q.Path, p, own, pool)
 			}
 		}
 	}
@@ -134,7 +125,7 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 	// (polo-a: J5's queue was cut to 6.8% while idle, 20% promised, so
 	// J5 arrived to 8 containers).
 	byPart := map[string]map[string]float64{}
-	for q, n := range st.minimums(s, full) {
+	for q, n := range minimums {
 		if p := home[q]; totals[p] > 0 {
 			if byPart[p] == nil {
 				byPart[p] = map[string]float64{}
@@ -189,22 +180,10 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 	return nil
 }
 
-// partitionSlots are each partition's slots (all of them, not only the
-// plannable ones).
-func partitionSlots(s *decideState) map[string]float64 {
-	full := map[string]float64{}
-	for _, p := range s.Parts {
-		for _, n := range p.Slots {
-			full[p.Name] += float64(n)
-		}
-	}
-	return full
-}
-
 // promisedContainers are each planned queue's admin guarantee (first-seen
 // share) in its home partition, in containers.
 func promisedContainers(s *decideState, seen map[string]SeenValue) map[string]int {
-	full := partitionSlots(s)
+	full := partitionTotals(s.Parts)
 	promised := map[string]int{}
 	for _, qp := range s.Plan.Queues {
 		if v, ok := seen[seenKey(qp.Path, qp.Home)]; ok {
@@ -268,41 +247,43 @@ func lateClaim(remaining, queueMax, promised int) int {
 	return promised
 }
 
-// reserveEDF grants claims in order from each queue's home partition until
-// the partition's slots run out: containers held per queue.
-func reserveEDF(claims []deadlineClaim, home map[string]string, totals map[string]float64) map[string]int {
-	return reserveWithin(claims, home, totals, nil)
-}
-
-// reserveWithin is reserveEDF where each queue also has containers of its
-// own (own: its band minimum, set aside from pool) that serve its claims
-// before the shared pool does. A grant is whole containers, its own part
-// at most what the queue's own minimum holds, rounded down.
+// reserveWithin grants claims in order from each queue's home partition
+// until the partition's slots (pool) run out: containers held per queue.
+// Each queue may also have containers of its own (own: its band minimum,
+// set aside from pool, or nil) that serve its claims before the shared
+// pool does.
 func reserveWithin(claims []deadlineClaim, home map[string]string, pool map[string]float64, own map[string]float64) map[string]int {
-	left := map[string]float64{}
-	for p, n := range pool {
-		left[p] = n
-	}
+	left := maps.Clone(pool)
 	mine := maps.Clone(own)
+	if mine == nil {
+		mine = map[string]float64{}
+	}
 	held := map[string]int{}
 	for _, c := range claims {
 		p, planned := home[c.Queue]
 		if !planned {
 			continue // a queue the plan leaves alone keeps its guarantee
 		}
-		avail := math.Max(0, mine[c.Queue]) + math.Max(0, left[p])
-		g := min(c.Needed, int(math.Floor(avail+1e-9)))
-		if g <= 0 {
-			continue
+		if g := grant(c.Needed, c.Queue, p, mine, left); g > 0 {
+			held[c.Queue] += g
 		}
-		fromOwn := math.Min(float64(g), math.Max(0, mine[c.Queue]))
-		held[c.Queue] += g
-		if mine != nil {
-			mine[c.Queue] -= fromOwn
-		}
-		left[p] -= float64(g) - fromOwn
 	}
 	return held
+}
+
+// grant takes up to want whole containers for queue q, from its own
+// containers first, then from its partition p's pool (both rounded down
+// together), and returns how many it took.
+func grant(want int, q, p string, own, pool map[string]float64) int {
+	fromOwnMax := math.Max(0, own[q])
+	g := min(want, int(math.Floor(fromOwnMax+math.Max(0, pool[p])+1e-9)))
+	if g <= 0 {
+		return 0
+	}
+	fromOwn := math.Min(float64(g), fromOwnMax)
+	own[q] -= fromOwn
+	pool[p] -= float64(g) - fromOwn
+	return g
 }
 
 // bandMinimums are the containers (fractional) of each planned queue's

@@ -117,7 +117,7 @@ func TestReserveEDF(t *testing.T) {
 		{"queue the plan leaves alone claims nothing", []deadlineClaim{claim("root.x", "j1", 100, 5), claim("root.a", "j2", 200, 5)},
 			map[string]float64{"": 100}, map[string]int{"root.a": 5}},
 	} {
-		got := reserveEDF(tc.claims, home, tc.totals)
+		got := reserveWithin(tc.claims, home, tc.totals, nil)
 		if !maps.Equal(got, tc.want) {
 			t.Errorf("%s: held %v, want %v", tc.name, got, tc.want)
 		}
