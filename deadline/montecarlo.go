@@ -66,6 +66,15 @@ type Work struct {
 	ReduceLeft []float64
 }
 
+// reduceFit is the duration fit the i-th simulated reduce draws from: its
+// node type's (ReduceOn) where known, else the class's mixture.
+func (w Work) reduceFit(m PhaseModel, i int) LogNormal {
+	if i < len(w.ReduceOn) && w.ReduceOn[i] != (LogNormal{}) {
+		return w.ReduceOn[i]
+	}
+	return m.Reduce
+}
+
 // Distribution is a sorted sample of completion times (seconds from now).
 type Distribution struct {
 	T []float64
@@ -222,11 +231,7 @@ func simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed u
 				case i < len(w.ReduceRemain) && w.ReduceRemain[i] >= 0:
 					rest[i] = w.ReduceRemain[i]
 				case i < len(w.ReduceLeft) && w.ReduceLeft[i] >= 0:
-					red := m.Reduce
-					if i < len(w.ReduceOn) && w.ReduceOn[i] != (LogNormal{}) {
-						red = w.ReduceOn[i]
-					}
-					rest[i] = w.ReduceLeft[i] * (draw(r, m.Shuffle1) + draw(r, red)) / speed(len(W)+i)
+					rest[i] = w.ReduceLeft[i] * (draw(r, m.Shuffle1) + draw(r, w.reduceFit(m, i))) / speed(len(W)+i)
 				}
 				if rest[i] >= 0 {
 					R[len(W)+i] = rest[i]
@@ -244,11 +249,7 @@ func simulate(m PhaseModel, w Work, workers int, speeds []float64, n int, seed u
 					sh = m.Shuffle1
 				}
 				start := math.Max(R[j], mapEnd)
-				red := m.Reduce
-				if i < len(w.ReduceOn) && w.ReduceOn[i] != (LogNormal{}) {
-					red = w.ReduceOn[i]
-				}
-				free.advance(start + (draw(r, sh)+draw(r, red))/speed(j))
+				free.advance(start + (draw(r, sh)+draw(r, w.reduceFit(m, i)))/speed(j))
 				end = math.Max(end, R[j])
 			}
 		}
