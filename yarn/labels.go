@@ -73,11 +73,7 @@ func (c *Client) NodePartitions(ctx context.Context) (map[string]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]string, len(nodes))
-	for _, n := range nodes {
-		out[n.ID] = n.Partition
-	}
-	return out, nil
+	return nodePartitions(nodes), nil
 }
 
 // postJSON POSTs a JSON body (or none) to the active RM (a standby's 307
