@@ -26,6 +26,12 @@ type JobResult struct {
 	// least the tasks needed (Scenario.MinWork). AM containers are not
 	// counted.
 	TaskSeconds, WastedSeconds, MinTaskSeconds float64
+	// MapUse splits the maps' container-seconds and least work by node
+	// type (TypeUse); MapProc and MapRead are the maps' processing at
+	// speed 1 and their node-local reads, so a bound at any speed s is
+	// MapProc/s + MapRead.
+	MapUse           map[string]TypeUse
+	MapProc, MapRead float64
 }
 
 // Duration is the job's completion time from submission.
@@ -45,6 +51,7 @@ func (c *Cluster) Results() []JobResult {
 			bytes[i] = t.bytes
 		}
 		r.MinTaskSeconds = c.sc.MinWork(a.class, bytes, len(a.reduces), a.submit.Sub(c.start))
+		r.MapUse, r.MapProc, r.MapRead = c.mapUse(a)
 		for _, t := range a.tags {
 			if v, ok := strings.CutPrefix(t, "deadline="); ok {
 				if d, err := parseDeadline(v, a.submit); err == nil {

@@ -47,22 +47,75 @@ func (sc *Scenario) MinWork(class string, mapBytes []int64, reduces int, since t
 	if !ok {
 		return 0
 	}
+	speed := sc.fastestSpeed(cls, since)
+	if speed == 0 {
+		return 0
+	}
+	work := 0.0
+	for _, b := range mapBytes {
+		p, r := sc.mapWork(cls, b)
+		work += p/speed + r
+	}
+	work += float64(reduces) * (cls.ShuffleSeconds + cls.ReduceSeconds/speed) * sc.noiseMean()
+	return work
+}
+
+// fastestSpeed is the class's speed on the fastest node type whose
+// resources hold its map container (0: none does).
+func (sc *Scenario) fastestSpeed(cls ClassSpec, since time.Duration) float64 {
 	speed := 0.0
 	for _, nt := range sc.NodeTypes {
 		if nt.MemoryMB < cls.MapMemoryMB || nt.VCores < cls.MapVCores || nt.GPUs < cls.MapGPUs {
 			continue
 		}
-		speed = math.Max(speed, sc.SpeedAt(nt.Name, class, since))
+		speed = math.Max(speed, sc.SpeedAt(nt.Name, cls.Name, since))
 	}
-	if speed == 0 {
-		return 0
-	}
-	mean := math.Exp(sc.NoiseSigma * sc.NoiseSigma / 2)
+	return speed
+}
+
+func (sc *Scenario) noiseMean() float64 { return math.Exp(sc.NoiseSigma * sc.NoiseSigma / 2) }
+
+// mapWork is a map's processing at speed 1 (times the noise's mean) and
+// its node-local read, in seconds: at speed s it needs proc/s + read.
+func (sc *Scenario) mapWork(cls ClassSpec, bytes int64) (proc, read float64) {
 	block := float64(sc.BlockSizeMB << 20)
-	work := 0.0
-	for _, b := range mapBytes {
-		work += cls.MapSeconds*float64(b)/block/speed*mean + float64(b)/(sc.Bandwidth.NodeLocal*(1<<20))
+	return cls.MapSeconds * float64(bytes) / block * sc.noiseMean(), float64(bytes) / (sc.Bandwidth.NodeLocal * (1 << 20))
+}
+
+// TypeUse is what a job's maps used on one node type: their attempts'
+// container-seconds (killed ones included) and the least those maps
+// needed (MinWork's map term), each map counted under the node type its
+// last attempt ran on.
+type TypeUse struct{ Seconds, Least float64 }
+
+// mapUse splits an app's maps by node type (TypeUse) and sums their work
+// at speed 1 and reads (mapWork), from which a bound at another speed
+// follows: proc/speed + read.
+func (c *Cluster) mapUse(a *app) (use map[string]TypeUse, proc, read float64) {
+	cls, _ := c.sc.Class(a.class)
+	speed := c.sc.fastestSpeed(cls, a.submit.Sub(c.start))
+	use = map[string]TypeUse{}
+	for _, t := range a.maps {
+		if len(t.attempts) == 0 {
+			continue
+		}
+		for _, at := range t.attempts {
+			end := at.finish
+			if at.state == "RUNNING" || end.IsZero() {
+				end = c.now
+			}
+			u := use[at.node.typ]
+			u.Seconds += end.Sub(at.start).Seconds()
+			use[at.node.typ] = u
+		}
+		p, r := c.sc.mapWork(cls, t.bytes)
+		proc, read = proc+p, read+r
+		if speed > 0 {
+			last := t.attempts[len(t.attempts)-1].node.typ
+			u := use[last]
+			u.Least += p/speed + r
+			use[last] = u
+		}
 	}
-	work += float64(reduces) * (cls.ShuffleSeconds + cls.ReduceSeconds/speed) * mean
-	return work
+	return use, proc, read
 }

@@ -84,6 +84,20 @@ func TestJobResultWork(t *testing.T) {
 	if want := 4 * (200 + read); math.Abs(b.MinTaskSeconds-want) > 1e-6 || math.Abs(b.TaskSeconds-want) > 1e-3 || b.WastedSeconds != 0 {
 		t.Errorf("B: used %v, wasted %v, minimum %v; want %v, 0, %v", b.TaskSeconds, b.WastedSeconds, b.MinTaskSeconds, want, want)
 	}
+	// One node type, no reduces: the maps' split by type is the whole job.
+	for _, r := range []JobResult{a, b} {
+		if len(r.MapUse) != 1 {
+			t.Fatalf("%s: map use on %d node types, want 1: %v", r.Name, len(r.MapUse), r.MapUse)
+		}
+		for typ, u := range r.MapUse {
+			if math.Abs(u.Seconds-r.TaskSeconds) > 1e-6 || math.Abs(u.Least-r.MinTaskSeconds) > 1e-6 {
+				t.Errorf("%s: maps on %s used %v, least %v; want the job's %v, %v", r.Name, typ, u.Seconds, u.Least, r.TaskSeconds, r.MinTaskSeconds)
+			}
+		}
+		if got := r.MapProc + r.MapRead; math.Abs(got-r.MinTaskSeconds) > 1e-6 {
+			t.Errorf("%s: maps' work at speed 1 %v + reads %v = %v, want the minimum %v", r.Name, r.MapProc, r.MapRead, got, r.MinTaskSeconds)
+		}
+	}
 	if a.WastedSeconds <= 0 {
 		t.Fatalf("A: no killed attempt counted (preemption on): %+v", a)
 	}
