@@ -19,7 +19,7 @@ func TestDecomposeGoalWork(t *testing.T) {
 			{Name: "gpu", Count: 1, MemoryMB: 1000, Label: "gpu"}},
 		Classes: []sim.ClassSpec{{Name: "c", Speed: map[string]float64{"new": 2, "gpu": 4}}},
 		Conf: map[string]string{
-			"yarn.scheduler.capacity.root.accessible-node-labels": "*",
+			"yarn.scheduler.capacity.root.accessible-node-labels":   "*",
 			"yarn.scheduler.capacity.root.q.accessible-node-labels": "",
 		},
 	}
