@@ -34,7 +34,8 @@ import (
 // goal jobs: on shift (`-rows shift -seeds 2`, same run) the sidecar's mean
 // completion went from 0.83× to 0.85× of the best static, crypto's from
 // 1m44s to 1m56s (stock 1m59s; no class >2% slower than stock); an
-// idle-only variant (busy queues left to the plan) kept 1.20× on tight
+// idle-only variant (busy queues left to the plan; measured with the idle
+// queue named, before the history's mix was wired) kept 1.20× on tight
 // but met 167/171 and 163/170.
 type fastHomeStep struct{}
 
