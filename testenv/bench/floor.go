@@ -108,3 +108,52 @@ func readDiscarded(hc *http.Client, base string, uris []string) error {
 	}
 	return nil
 }
+
+// splitListings parts a snapshot's recorded URIs into its first phase
+// (everything read at once: metrics, nodes, scheduler, apps, labels,
+// conf version) and its per-app listings (containers, appattempts),
+// which observe sends after the first phase, a few at a time.
+func splitListings(uris []string) (first, listings []string) {
+	for _, u := range uris {
+		path, _, _ := strings.Cut(u, "?")
+		switch requestKind(path) {
+		case "containers", "appattempts":
+			listings = append(listings, u)
+		default:
+			first = append(first, u)
+		}
+	}
+	return first, listings
+}
+
+// readDiscardedPhased reads first all at once, then listings at most
+// conc at a time, as observe does, discarding every body unread.
+func readDiscardedPhased(hc *http.Client, base string, first, listings []string, conc int) error {
+	if err := readDiscarded(hc, base, first); err != nil {
+		return err
+	}
+	var (
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, conc)
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, u := range listings {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if err := readDiscarded(hc, base, []string{u}); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return errs[0]
+	}
+	return nil
+}

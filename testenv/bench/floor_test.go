@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // A floor holds each answer of its kinds exactly once, in the kinds'
@@ -86,5 +88,52 @@ func TestURIRecorder(t *testing.T) {
 	}
 	if got := rec.take(); len(got) != 0 {
 		t.Fatalf("after take, recorded %v, want none", got)
+	}
+}
+
+// A snapshot's requests part into its first phase and its listings.
+func TestSplitListings(t *testing.T) {
+	uris := []string{"/ws/v1/cluster/metrics", "/ws/v1/cluster/apps?states=RUNNING",
+		"/ws/v1/cluster/apps/application_1_0001/appattempts/appattempt_1_0001_000001/containers",
+		"/ws/v1/cluster/apps/application_1_0002/appattempts", "/ws/v1/cluster/get-node-labels"}
+	first, listings := splitListings(uris)
+	if want := []string{uris[0], uris[1], uris[4]}; !reflect.DeepEqual(first, want) {
+		t.Errorf("first phase %v, want %v", first, want)
+	}
+	if want := []string{uris[2], uris[3]}; !reflect.DeepEqual(listings, want) {
+		t.Errorf("listings %v, want %v", listings, want)
+	}
+}
+
+// The phased read reads every URI once, never more than conc listings
+// at a time, and fails on a listing's non-200.
+func TestReadDiscardedPhased(t *testing.T) {
+	var inFlight, peak, served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing" {
+			http.NotFound(w, r)
+			return
+		}
+		n := inFlight.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		time.Sleep(5 * time.Millisecond)
+		inFlight.Add(-1)
+		served.Add(1)
+		io.WriteString(w, "{}")
+	}))
+	defer srv.Close()
+	listings := make([]string, 20)
+	for i := range listings {
+		listings[i] = fmt.Sprintf("/l%d", i)
+	}
+	if err := readDiscardedPhased(srv.Client(), srv.URL, []string{"/a", "/b"}, listings, 3); err != nil {
+		t.Fatal(err)
+	}
+	if served.Load() != 22 || peak.Load() > 3 {
+		t.Errorf("served %d, peak in flight %d; want 22, at most 3", served.Load(), peak.Load())
+	}
+	if err := readDiscardedPhased(srv.Client(), srv.URL, nil, []string{"/l0", "/missing"}, 2); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
+		t.Errorf("with a missing listing: %v, want HTTP 404", err)
 	}
 }

@@ -206,10 +206,14 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if _, err := recorded.Observe(ctx, now); err != nil {
 		return nil, fmt.Errorf("snapshot, recorded: %w", err)
 	}
-	firstURIs, err := floorURIs(rec.take(), firstFloorKinds)
+	firstAll := rec.take()
+	firstURIs, err := floorURIs(firstAll, firstFloorKinds)
 	if err != nil {
 		return nil, err
 	}
+	// Every request of that snapshot, for a row that says what share of
+	// the snapshot is the RM's and the transfer's (no decoding).
+	allFirst, allListings := splitListings(firstAll)
 	if _, err := recorded.Observe(ctx, now); err != nil {
 		return nil, fmt.Errorf("next snapshot, recorded: %w", err)
 	}
@@ -226,9 +230,9 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		return nil, err
 	}
 	var (
-		seen       exporterCounts
-		snap       cluster.Snapshot
-		ex, sn, fl repeated
+		seen            exporterCounts
+		snap            cluster.Snapshot
+		ex, sn, fl, all repeated
 	)
 	for i := range reps {
 		obs := observeOnly
@@ -254,9 +258,14 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		if err := fl.add(rm.metered(func() error { return readDiscarded(floorHC, rm.URL, firstURIs) })); err != nil {
 			return nil, fmt.Errorf("floor: %w", err)
 		}
+		// observe's default per-app concurrency (ObserveOptions.Concurrency).
+		if err := all.add(rm.metered(func() error { return readDiscardedPhased(floorHC, rm.URL, allFirst, allListings, 8) })); err != nil {
+			return nil, fmt.Errorf("every request discarded: %w", err)
+		}
 	}
 	exM, exRM := ex.median()
 	flM, flRM := fl.median()
+	allM, allRM := all.median()
 	snM, snRM := sn.median()
 	// The same pairs with every answer pre-rendered (rendered once by a
 	// priming pass with a fresh client, then served from memory): the
@@ -449,6 +458,12 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 			Goal:     "≤0.5× time, ≤1× heap"},
 		floorRow(name, "one snapshot", "apps with resourceInfo (use per partition), nodes (sizes, partitions, node types), scheduler (queues)",
 			rmShare(flRM, flM.Wall), fl.spread(), flM, flRM, snM, exM, exRM),
+		{Area: "scale", Name: fmt.Sprintf("%s: every request of one snapshot (%d at once, then %d listings 8 at a time), read and discarded unread: the RM's and the transfer's share, no decoding; %s",
+			name, len(allFirst), len(allListings), rmShare(allRM, allM.Wall)),
+			Figure:   fmt.Sprintf("%s%s; CPU client %s + RM %s", ms(allM.Wall), all.spread(), ms(allM.CPU), ms(allRM.CPU)),
+			Baseline: fmt.Sprintf("exporter scrape %s", ms(exM.Wall)),
+			Ratio: fmt.Sprintf("%.2f× the exporter; the snapshot takes %.2f× this, the listings add %.2f× the exporter to the floor",
+				allM.Wall.Seconds()/exM.Wall.Seconds(), snM.Wall.Seconds()/allM.Wall.Seconds(), (allM.Wall-flM.Wall).Seconds()/exM.Wall.Seconds())},
 		{Area: "scale", Name: fmt.Sprintf("%s: one snapshot, every answer pre-rendered (the client's cost; %s)", name, rmShare(snPRM, snPM.Wall)),
 			Figure:   fmt.Sprintf("%s%s, %.0f MiB heap", ms(snPM.Wall), snP.spread(), mib(snPM.PeakHeap)),
 			Baseline: fmt.Sprintf("exporter scrape, pre-rendered: %s%s, %.0f MiB", ms(exPM.Wall), exP.spread(), mib(exPM.PeakHeap)),
