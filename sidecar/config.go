@@ -54,7 +54,9 @@ type Config struct {
 	// (the biggest answer it reads) while /cluster/metrics' node counts
 	// and totals are unchanged and no node labels were written (default
 	// 5m; -1: re-read every cycle). Partitions' use comes from the queues
-	// meanwhile (issue 19).
+	// meanwhile (issue 19). The node labels (their exclusivity) are read
+	// and reused with the listing: a label changed by someone else than
+	// the sidecar is seen at most this much later.
 	NodeListingMaxAge MaxAge `yaml:"node_listing_max_age"`
 	// AppUsageMaxAge bounds how long observe keeps apps' use per
 	// partition (their resourceInfo, most of the apps answer) from a full

@@ -90,13 +90,18 @@ func decideNodeReuse(in nodeReuseInput) (reuse bool, why string) {
 	return true, nodesReuse
 }
 
-// nodeCache keeps the last node listing between snapshots.
+// nodeCache keeps the last node listing between snapshots, with the
+// node labels read alongside it.
 type nodeCache struct {
 	mu     sync.Mutex
 	have   bool
 	nodes  []cluster.Node
 	key    nodeListingKey
 	readAt time.Time
+	// labels are the node labels read with the listing; labelsOK says
+	// they were read (a failed read is tried again next snapshot).
+	labels   []Label
+	labelsOK bool
 	// gen counts label writes; a listing read before the latest write
 	// (its gen older) is never reused.
 	gen, readGen uint64
@@ -121,7 +126,22 @@ type nodeRead struct {
 	readAt time.Time
 	reused bool
 	why    string
+	// labels (or why they could not be read) and whether they were kept
+	// from the listing's read.
+	labels       []Label
+	labelErr     error
+	labelsReused bool
 }
+
+// reuseLabels says whether the node labels kept with a listing stand in
+// for a fresh read: only with the listing itself and only if they were
+// read then. Labels change through the RM's node-label API: the
+// sidecar's own writes invalidate the listing (nodeCache.invalidate);
+// a label added or its exclusivity changed by someone else is seen when
+// the listing is next read, at most NodeListingMaxAge later (a node moved
+// into or out of the default partition changes the metrics' totalMB
+// and is seen at once).
+func reuseLabels(listingReused, labelsKept bool) bool { return listingReused && labelsKept }
 
 // observeNodes reads the cluster metrics, then the node listing unless the
 // kept one may be reused. now is the snapshot's time, zero for the RM's
@@ -152,21 +172,44 @@ func (c *Client) observeNodes(ctx context.Context, now time.Time, maxAge time.Du
 		Written: n.readGen != n.gen})
 	if reuse {
 		out := nodeRead{nodes: append([]cluster.Node(nil), n.nodes...), readAt: n.readAt, reused: true, why: why}
+		if reuseLabels(true, n.labelsOK) {
+			out.labels, out.labelsReused = append([]Label(nil), n.labels...), true
+		}
 		n.mu.Unlock()
+		if !out.labelsReused {
+			out.labels, out.labelErr = c.NodeLabels(ctx)
+			if out.labelErr == nil {
+				n.mu.Lock()
+				if n.readAt.Equal(out.readAt) { // still the listing they go with
+					n.labels, n.labelsOK = append([]Label(nil), out.labels...), true
+				}
+				n.mu.Unlock()
+			}
+		}
 		return out, nil
 	}
 	gen := n.gen
 	n.mu.Unlock()
+	// The labels are read alongside the listing and kept with it.
+	var (
+		labels   []Label
+		labelErr error
+		wg       sync.WaitGroup
+	)
+	wg.Add(1)
+	go func() { defer wg.Done(); labels, labelErr = c.NodeLabels(ctx) }()
 	nodes, err := c.Nodes(ctx)
+	wg.Wait()
 	if err != nil {
 		return nodeRead{why: why}, err
 	}
 	if key.Complete {
 		n.mu.Lock()
 		n.have, n.nodes, n.key, n.readAt, n.readGen = true, append([]cluster.Node(nil), nodes...), key, t, gen
+		n.labels, n.labelsOK = append([]Label(nil), labels...), labelErr == nil
 		n.mu.Unlock()
 	}
-	return nodeRead{nodes: nodes, readAt: t, why: why}, nil
+	return nodeRead{nodes: nodes, readAt: t, why: why, labels: labels, labelErr: labelErr}, nil
 }
 
 // usedFromQueues sets each partition's use from the leaf queues' use there

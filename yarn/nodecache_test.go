@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -117,6 +118,9 @@ func TestReal336NodeListingReuse(t *testing.T) {
 	if !second.NodesReused || !second.NodesReadAt.Equal(t0) || rp.count("GET /ws/v1/cluster/nodes") != 1 {
 		t.Errorf("second: reused %v read at %v, %d node reads", second.NodesReused, second.NodesReadAt, rp.count("GET /ws/v1/cluster/nodes"))
 	}
+	if n := rp.count("GET /ws/v1/cluster/get-node-labels"); n != 1 {
+		t.Errorf("second: %d node-label reads, want 1 (kept with the listing)", n)
+	}
 	if !reflect.DeepEqual(first.Partitions, second.Partitions) || !reflect.DeepEqual(first.Nodes, second.Nodes) {
 		t.Errorf("partitions fresh %+v, reused %+v", first.Partitions, second.Partitions)
 	}
@@ -130,14 +134,18 @@ func TestReal336NodeListingReuse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if third.NodesReused || rp.count("GET /ws/v1/cluster/nodes") != 2 {
-		t.Errorf("after a label write: reused %v, %d node reads, want 2", third.NodesReused, rp.count("GET /ws/v1/cluster/nodes"))
+	if third.NodesReused || rp.count("GET /ws/v1/cluster/nodes") != 2 || rp.count("GET /ws/v1/cluster/get-node-labels") != 2 {
+		t.Errorf("after a label write: reused %v, %d node reads, %d node-label reads, want 2 each", third.NodesReused,
+			rp.count("GET /ws/v1/cluster/nodes"), rp.count("GET /ws/v1/cluster/get-node-labels"))
 	}
 	if _, err := c.Observe(ctx, ObserveOptions{Now: t0.Add(90 * time.Second), NodeListingMaxAge: -1}); err != nil {
 		t.Fatal(err)
 	}
 	if n := rp.count("GET /ws/v1/cluster/nodes"); n != 3 {
 		t.Errorf("max age -1: %d node reads, want 3", n)
+	}
+	if n := rp.count("GET /ws/v1/cluster/get-node-labels"); n != 3 {
+		t.Errorf("max age -1: %d node-label reads, want 3", n)
 	}
 	if n := rp.count("GET /ws/v1/cluster/metrics"); n != 4 {
 		t.Errorf("%d metrics reads, want 4 (one per observe with reuse on, one by the test)", n)
@@ -187,6 +195,80 @@ func TestNodeListingReadWithoutQueueUsage(t *testing.T) {
 		}
 		if p, _ := snap.Partition("gpu"); p.Used.MemoryMB != 3840 {
 			t.Errorf("snapshot %d: gpu used %+v, want the listing's 3840 MB", i, p.Used)
+		}
+	}
+}
+
+// Node labels are kept only with the listing they were read with, and
+// only if that read succeeded.
+func TestReuseLabels(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		listingReused, kept bool
+		want                bool
+	}{
+		{"listing re-read", false, true, false},
+		{"listing reused, labels kept", true, true, true},
+		{"listing reused, the labels' read had failed", true, false, false},
+		{"neither", false, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := reuseLabels(tc.listingReused, tc.kept); got != tc.want {
+				t.Errorf("reuseLabels(%v, %v) = %v, want %v", tc.listingReused, tc.kept, got, tc.want)
+			}
+		})
+	}
+}
+
+// A node-label read that failed alongside the listing is an error of
+// that snapshot and is tried again by the next, which reuses the listing;
+// the labels it reads are then kept (no third read) and the partitions
+// carry the exclusivity they say.
+func TestNodeLabelsReadAgainAfterAFailure(t *testing.T) {
+	rp := newReplay(t)
+	realRunningRM(t, rp)
+	rec := loadRecorded(t, "running/rm_get-node-labels")
+	var fail atomic.Bool
+	fail.Store(true)
+	rp.handle("/ws/v1/cluster/get-node-labels", func(w http.ResponseWriter, _ *http.Request) {
+		if fail.Load() {
+			http.Error(w, "busy", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(rec.body)
+	})
+	c, err := New(Config{RMAddresses: []string{rp.URL}, Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 23, 5, 55, 13, 0, time.UTC)
+	type want struct {
+		reused      bool
+		labelReads  int
+		labelErrors int
+	}
+	for i, w := range []want{{false, 1, 1}, {true, 2, 0}, {true, 2, 0}} {
+		snap, err := c.Observe(ctx, ObserveOptions{Now: t0.Add(time.Duration(i) * 30 * time.Second)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fail.Store(false)
+		errs := 0
+		for _, e := range snap.Errors {
+			if e.What == "node labels" {
+				errs++
+			}
+		}
+		if snap.NodesReused != w.reused || rp.count("GET /ws/v1/cluster/get-node-labels") != w.labelReads || errs != w.labelErrors {
+			t.Errorf("snapshot %d: listing reused %v, %d node-label reads, %d label errors; want %+v", i, snap.NodesReused,
+				rp.count("GET /ws/v1/cluster/get-node-labels"), errs, w)
+		}
+		// Unread, a label partition counts as exclusive (YARN's default);
+		// the recorded labels say gpu is not.
+		if p, ok := snap.Partition("gpu"); !ok || p.Exclusive != (i == 0) {
+			t.Errorf("snapshot %d: gpu partition %+v (found %v), want exclusive %v", i, p, ok, i == 0)
 		}
 	}
 }

@@ -61,6 +61,9 @@ type ObserveOptions struct {
 	// no node labels were written (default 5 min; negative: always
 	// re-read). The listing is the biggest answer of a snapshot (issue
 	// 19); a reused one's per-node use is as of Snapshot.NodesReadAt.
+	// The node labels (get-node-labels) are read and reused with it: a
+	// label's exclusivity changed by someone else than the sidecar is
+	// seen at most this much later.
 	NodeListingMaxAge time.Duration
 	// AppUsageMaxAge bounds how long apps' use per partition (their
 	// resourceInfo, most of the apps answer) is kept from a full read
@@ -86,8 +89,6 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 	var (
 		wg                  sync.WaitGroup
 		nodeErr, qErr, aErr error
-		labels              []Label
-		labelErr            error
 		confVersion         int64
 		confErr             error
 		nodes               nodeRead
@@ -103,11 +104,12 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 	}
 	types := c.nodeList.typesSeen(opts.NodeType)
 	lean, appsWhy := c.usage.plan(c.ActiveRM(), planAt, opts.AppUsageMaxAge, types)
-	wg.Add(5)
+	// The node labels come with the node listing (observeNodes): read
+	// with it, reused with it.
+	wg.Add(4)
 	go func() { defer wg.Done(); nodes, nodeErr = c.observeNodes(ctx, opts.Now, opts.NodeListingMaxAge) }()
 	go func() { defer wg.Done(); snap.Queues, queueUsage, qErr = c.queues(ctx) }()
 	go func() { defer wg.Done(); snap.Apps, aErr = c.apps(ctx, lean, "RUNNING", "ACCEPTED") }()
-	go func() { defer wg.Done(); labels, labelErr = c.NodeLabels(ctx) }()
 	go func() { defer wg.Done(); confVersion, confErr = c.ConfVersion(ctx) }()
 	wg.Wait()
 	if err := errors.Join(nodeErr, qErr, aErr); err != nil {
@@ -134,11 +136,11 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 	if nodes.reused {
 		snap.NodesReadAt, snap.NodesReused = nodes.readAt, true
 	}
-	c.cfg.Logger.Debug("node listing", "decision", nodes.why, "nodes", len(snap.Nodes), "read_at", snap.NodesReadAt)
-	if labelErr != nil {
-		snap.Errors = append(snap.Errors, cluster.LoadError{What: "node labels", Endpoint: "/ws/v1/cluster/get-node-labels", Err: labelErr.Error()})
+	c.cfg.Logger.Debug("node listing", "decision", nodes.why, "nodes", len(snap.Nodes), "read_at", snap.NodesReadAt, "labels_reused", nodes.labelsReused)
+	if nodes.labelErr != nil {
+		snap.Errors = append(snap.Errors, cluster.LoadError{What: "node labels", Endpoint: "/ws/v1/cluster/get-node-labels", Err: nodes.labelErr.Error()})
 	}
-	snap.Partitions = partitions(snap.Nodes, labels)
+	snap.Partitions = partitions(snap.Nodes, nodes.labels)
 	if nodes.reused {
 		snap.Partitions = usedFromQueues(snap.Partitions, snap.Queues)
 	}

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
@@ -192,10 +194,45 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		return sidecar.YARN{Client: cl, NodeType: classifier.TypeOf}, err
 	}
 	reps := scaleReps(o)
+	// The floors' URIs, as a client of the daemon's options sends them:
+	// its first snapshot, then its next (apps read lean, the listing
+	// reused), recorded once before the measures.
+	rec := &uriRecorder{rt: http.DefaultTransport.(*http.Transport).Clone()}
+	recClient, err := yarn.New(yarn.Config{RMAddresses: []string{rm.URL}, Timeout: time.Minute, MaxResponseBytes: 1 << 30, HTTPClient: &http.Client{Transport: rec}})
+	if err != nil {
+		return nil, err
+	}
+	recorded := sidecar.YARN{Client: recClient, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
+	if _, err := recorded.Observe(ctx, now); err != nil {
+		return nil, fmt.Errorf("snapshot, recorded: %w", err)
+	}
+	firstAll := rec.take()
+	firstURIs, err := floorURIs(firstAll, firstFloorKinds)
+	if err != nil {
+		return nil, err
+	}
+	// Every request of that snapshot, for a row that says what share of
+	// the snapshot is the RM's and the transfer's (no decoding).
+	allFirst, allListings := splitListings(firstAll)
+	if _, err := recorded.Observe(ctx, now); err != nil {
+		return nil, fmt.Errorf("next snapshot, recorded: %w", err)
+	}
+	nextURIs, err := floorURIs(rec.take(), nextFloorKinds)
+	if err != nil {
+		return nil, err
+	}
+	nextApps := "apps with resourceInfo (the client read it in full again)"
+	if strings.Contains(nextURIs[0], "resourceInfo") { // deSelected
+		nextApps = "apps without resourceInfo (use kept or estimated)"
+	}
+	floorHC, err := yarn.HTTPClientFor(yarn.TLS{})
+	if err != nil {
+		return nil, err
+	}
 	var (
-		seen   exporterCounts
-		snap   cluster.Snapshot
-		ex, sn repeated
+		seen            exporterCounts
+		snap            cluster.Snapshot
+		ex, sn, fl, all repeated
 	)
 	for i := range reps {
 		obs := observeOnly
@@ -218,8 +255,17 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		})); err != nil {
 			return nil, fmt.Errorf("snapshot: %w", err)
 		}
+		if err := fl.add(rm.metered(func() error { return readDiscarded(floorHC, rm.URL, firstURIs) })); err != nil {
+			return nil, fmt.Errorf("floor: %w", err)
+		}
+		// observe's default per-app concurrency (ObserveOptions.Concurrency).
+		if err := all.add(rm.metered(func() error { return readDiscardedPhased(floorHC, rm.URL, allFirst, allListings, 8) })); err != nil {
+			return nil, fmt.Errorf("every request discarded: %w", err)
+		}
 	}
 	exM, exRM := ex.median()
+	flM, flRM := fl.median()
+	allM, allRM := all.median()
 	snM, snRM := sn.median()
 	// The same pairs with every answer pre-rendered (rendered once by a
 	// priming pass with a fresh client, then served from memory): the
@@ -285,13 +331,13 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if _, err := fullApps.Observe(ctx, now); err != nil {
 		return nil, fmt.Errorf("snapshot, apps read in full: %w", err)
 	}
-	var nx, nxOff, nxFull, nxEx repeated
+	var nx, nxOff, nxFull, nxEx, nxFl repeated
 	for i := range reps {
 		if err := advance(30 * time.Second); err != nil {
 			return nil, err
 		}
-		if err := nxEx.add(rm.metered(func() error { _, err := exporterScrape(rm.URL); return err })); err != nil {
-			return nil, fmt.Errorf("exporter scrape: %w", err)
+		exporter := func() error {
+			return nxEx.add(rm.metered(func() error { _, err := exporterScrape(rm.URL); return err }))
 		}
 		withReuse := func() error {
 			return nx.add(rm.metered(func() error {
@@ -306,8 +352,13 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		withFullApps := func() error {
 			return nxFull.add(rm.metered(func() error { _, err := fullApps.Observe(ctx, now); return err }))
 		}
-		// Each round in another order: none always goes first.
-		order := []func() error{withReuse, withoutReuse, withFullApps}
+		floor := func() error {
+			return nxFl.add(rm.metered(func() error { return readDiscarded(floorHC, rm.URL, nextURIs) }))
+		}
+		// Each round in another order: none always goes first after the
+		// advance (the exporter did, and paid the RM's catch-up: its RM
+		// CPU was 1.2-1.8x that of the first-snapshot rounds).
+		order := []func() error{exporter, withReuse, withoutReuse, withFullApps, floor}
 		for k := range order {
 			if err := order[(i+k)%len(order)](); err != nil {
 				return nil, fmt.Errorf("next snapshot: %w", err)
@@ -318,6 +369,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	nxOffM, nxOffRM := nxOff.median()
 	nxFullM, nxFullRM := nxFull.median()
 	nxExM, nxExRM := nxEx.median()
+	nxFlM, nxFlRM := nxFl.median()
 
 	// A full cycle in dry-run. The calibration history first takes in the
 	// 30 minutes before (a one-off), so the measured learn reads what
@@ -406,6 +458,14 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 			Baseline: fmt.Sprintf("exporter scrape %s%s, %.0f MiB; %s (%d nodes, %d apps; %s)", ms(exM.Wall), ex.spread(), mib(exM.PeakHeap), cpu(exM, exRM), seen.Nodes, seen.Apps, rmShare(exRM, exM.Wall)),
 			Ratio:    fmt.Sprintf("%.2f× time, %.2f× heap; %s", snM.Wall.Seconds()/exM.Wall.Seconds(), float64(snM.PeakHeap)/float64(max(exM.PeakHeap, 1)), cpuRatio(snM, snRM, exM, exRM)),
 			Goal:     "≤0.5× time, ≤1× heap"},
+		floorRow(name, "one snapshot", "apps with resourceInfo (use per partition), nodes (sizes, partitions, node types), scheduler (queues)",
+			rmShare(flRM, flM.Wall), fl.spread(), flM, flRM, snM, exM, exRM),
+		{Area: "scale", Name: fmt.Sprintf("%s: every request of one snapshot (%d at once, then %d listings 8 at a time), read and discarded unread: the RM's and the transfer's share, no decoding; %s",
+			name, len(allFirst), len(allListings), rmShare(allRM, allM.Wall)),
+			Figure:   fmt.Sprintf("%s%s; CPU client %s + RM %s", ms(allM.Wall), all.spread(), ms(allM.CPU), ms(allRM.CPU)),
+			Baseline: fmt.Sprintf("exporter scrape %s", ms(exM.Wall)),
+			Ratio: fmt.Sprintf("%.2f× the exporter; the snapshot takes %.2f× this, the listings add %.2f× the exporter to the floor",
+				allM.Wall.Seconds()/exM.Wall.Seconds(), snM.Wall.Seconds()/allM.Wall.Seconds(), (allM.Wall-flM.Wall).Seconds()/exM.Wall.Seconds())},
 		{Area: "scale", Name: fmt.Sprintf("%s: one snapshot, every answer pre-rendered (the client's cost; %s)", name, rmShare(snPRM, snPM.Wall)),
 			Figure:   fmt.Sprintf("%s%s, %.0f MiB heap", ms(snPM.Wall), snP.spread(), mib(snPM.PeakHeap)),
 			Baseline: fmt.Sprintf("exporter scrape, pre-rendered: %s%s, %.0f MiB", ms(exPM.Wall), exP.spread(), mib(exPM.PeakHeap)),
@@ -416,6 +476,8 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 			Figure:   fmt.Sprintf("%s%s, %.0f MiB heap; %s", ms(nxM.Wall), nx.spread(), mib(nxM.PeakHeap), cpu(nxM, nxRM)),
 			Baseline: fmt.Sprintf("exporter scrape %s%s, %.0f MiB; %s", ms(nxExM.Wall), nxEx.spread(), mib(nxExM.PeakHeap), cpu(nxExM, nxExRM)),
 			Ratio:    fmt.Sprintf("%.2f× time; %s", nxM.Wall.Seconds()/nxExM.Wall.Seconds(), cpuRatio(nxM, nxRM, nxExM, nxExRM)), Goal: "≤0.5× time"},
+		floorRow(name, "the next snapshot", nextApps+", scheduler (queues), metrics (whether the node listing may be reused)",
+			rmShare(nxFlRM, nxFlM.Wall), nxFl.spread(), nxFlM, nxFlRM, nxM, nxExM, nxExRM),
 		{Area: "scale", Name: fmt.Sprintf("%s: the next snapshot re-reading the node listing every time (node_listing_max_age -1), same rounds; %s", name, rmShare(nxOffRM, nxOffM.Wall)),
 			Figure:   fmt.Sprintf("%s%s, %.0f MiB heap", ms(nxOffM.Wall), nxOff.spread(), mib(nxOffM.PeakHeap)),
 			Baseline: fmt.Sprintf("exporter scrape %s", ms(nxExM.Wall)),
@@ -490,4 +552,19 @@ func usageEstimated(s cluster.Snapshot) int {
 		}
 	}
 	return n
+}
+
+// floorRow is a floor's row: the answers a snapshot needs, read and
+// discarded (floor.go), against the exporter's scrape of the same round,
+// and the share of the snapshot's time the floor is.
+func floorRow(name, kind, answers, rmShare, spread string, fl Measured, flRM rmReading, snap, ex Measured, exRM rmReading) Row {
+	ms := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
+	return Row{Area: "scale",
+		Name: fmt.Sprintf("%s: floor of %s: only the answers it cannot do without — %s — fetched at once and discarded unread; left out: node labels, scheduler-conf version, container listings; %s",
+			name, kind, answers, rmShare),
+		Figure:   fmt.Sprintf("%s%s; CPU client %s + RM %s", ms(fl.Wall), spread, ms(fl.CPU), ms(flRM.CPU)),
+		Baseline: fmt.Sprintf("exporter scrape %s; CPU client %s + RM %s", ms(ex.Wall), ms(ex.CPU), ms(exRM.CPU)),
+		Ratio: fmt.Sprintf("floor: the answers a snapshot needs, read and discarded: %s = %.2f× the exporter (%.2f× CPU); the snapshot takes %.2f× the floor",
+			ms(fl.Wall), fl.Wall.Seconds()/ex.Wall.Seconds(), (fl.CPU+flRM.CPU).Seconds()/max((ex.CPU+exRM.CPU).Seconds(), 1e-9), snap.Wall.Seconds()/fl.Wall.Seconds()),
+		Goal: "≤0.5× the exporter, or the goal is out of reach"}
 }

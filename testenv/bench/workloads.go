@@ -173,8 +173,9 @@ func learnedRatio(rates []sidecar.RateStatus, class, typ, base string) float64 {
 }
 
 // poloRows: Polo's Scenario A (one seed: its five jobs' noise is 5%).
-// Without preemption 5/5 is out of reach for any scheduler that never
-// kills (measured, issue 18): J4 got every container that freed from its
+// Without preemption 5/5 is out of reach for any online scheduler that
+// never kills (measured, issue 18; only one that knew J4's arrival ahead
+// and left containers idle for it could do better): J4 got every container that freed from its
 // arrival, about 0.9 per second, and its one wave of 60 67-s maps must
 // all start within about 53 s of its 150 s goal (its reduces take 30 s),
 // so it needs more than 1.1 per second from its first second. Polo's
