@@ -115,6 +115,10 @@ type ReportOptions struct {
 	// even once the maps are done, instead of by the share it has left
 	// (ReduceLefts, Job.RunningReduces); the bench's baseline.
 	WholeRunningReduces bool
+	// MedianPoint puts P50 at the calibrated distribution's median (the
+	// model's p50 times the median residual) instead of the model's p50
+	// times the shrunk correction (ShrunkRatio); the bench's baseline.
+	MedianPoint bool
 	// NodeTypeOf, when set, names the node type of a node HTTP address
 	// (host:port), so running reduces (Job.RunningReduceNodes) are costed
 	// at their node type's fit (PhaseModel.ReduceOn; ReduceKinds).
@@ -134,7 +138,8 @@ type ReportOptions struct {
 // by their own rates, TaskRemaining; once the maps are done, running
 // reduces by the share they have left, ReduceLefts), calibrated by the
 // class's residuals at the job's map stage when there are enough, as a
-// conformal predictive distribution (Calibrated); others a progress
+// conformal predictive distribution (Calibrated), with P50 the model's
+// p50 times the residuals' shrunk correction (ShrunkRatio); others a progress
 // extrapolation (STEAMEngine-style), without P(meet).
 func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions) []QueueReport {
 	if o.Confidence == 0 {
@@ -216,7 +221,7 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 				jr.Recalibrated = len(pits)
 			}
 			jr.Dist = d
-			jr.P50 = snap.Time.Add(secs(d.Quantile(0.5)))
+			jr.P50 = snap.Time.Add(secs(pointRemain(d, jr.ModelRemain, rs, o.MedianPoint)))
 			jr.P90 = snap.Time.Add(secs(d.Quantile(0.9)))
 			for _, q := range []float64{0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 1} {
 				jr.CDF = append(jr.CDF, [2]float64{d.Quantile(q), q})
@@ -286,6 +291,18 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Queue < out[j].Queue })
 	return out
+}
+
+// pointRemain is the outlook's point estimate (P50, seconds from now): the
+// model's p50 times the residuals' shrunk correction (ShrunkRatio) when
+// the outlook is calibrated, else (or with median) the distribution's
+// median. The distribution behind P90, the CDF and P(meet) keeps the full
+// correction: it is what calibrates P(meet) (Calibrated).
+func pointRemain(d Distribution, modelRemain float64, residuals []float64, median bool) float64 {
+	if median || residuals == nil {
+		return d.Quantile(0.5)
+	}
+	return modelRemain * ShrunkRatio(residuals)
 }
 
 func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -134,14 +134,17 @@ func TestReportUsesResidualsOnlyWithEnough(t *testing.T) {
 		wantPMeet float64 // deadline 50 s away
 		wantN     int
 		step      bool
+		median    bool // MedianPoint
 	}{
-		{"no residuals: the model", nil, 40, 1, 0, false},
-		{"too few: the model", residualsAt("etl", 20, slow[:9]), 40, 1, 0, false},
-		{"another stage's: the model", residualsAt("etl", 10, slow), 40, 1, 0, false},
+		{"no residuals: the model", nil, 40, 1, 0, false, false},
+		{"too few: the model", residualsAt("etl", 20, slow[:9]), 40, 1, 0, false, false},
+		{"another stage's: the model", residualsAt("etl", 10, slow), 40, 1, 0, false, false},
 		// 40·r: 44, 48, 52, ... 80; 50 is halfway from the 2nd to the 3rd
 		// (2.5/11); the median halfway from the 5th (60) to the 6th (64).
-		{"enough at the stage: corrected", residualsAt("etl", 20, slow), 62, 2.5 / 11, 10, false},
-		{"step CDF: the share with 40·r ≤ 50", residualsAt("etl", 20, slow), 40 * 1.5, 0.2, 10, true},
+		{"enough at the stage, median point: corrected", residualsAt("etl", 20, slow), 62, 2.5 / 11, 10, false, true},
+		{"step CDF: the share with 40·r ≤ 50", residualsAt("etl", 20, slow), 40 * 1.5, 0.2, 10, true, true},
+		// The point: 40 times the shrunk correction, the same P(meet).
+		{"enough at the stage: shrunk point", residualsAt("etl", 20, slow), 40 * ShrunkRatio(slow), 2.5 / 11, 10, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,7 +152,7 @@ func TestReportUsesResidualsOnlyWithEnough(t *testing.T) {
 			for _, x := range tt.res {
 				r.Add(x)
 			}
-			qs := Report(snap, models, ReportOptions{ClassOf: classOf, Samples: 20, Residuals: r, StepCDF: tt.step})
+			qs := Report(snap, models, ReportOptions{ClassOf: classOf, Samples: 20, Residuals: r, StepCDF: tt.step, MedianPoint: tt.median})
 			j := qs[0].Jobs[0]
 			if j.Stage != 20 || math.Abs(j.ModelRemain-40) > 1e-9 {
 				t.Errorf("stage %d model remain %v, want 20 and 40", j.Stage, j.ModelRemain)

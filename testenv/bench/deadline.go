@@ -252,7 +252,7 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	// One set per calibrated variant: a residual is the ratio to that
 	// variant's own model prediction.
 	resOf := map[int]*deadline.Residuals{4: deadline.NewResiduals(), 5: deadline.NewResiduals(), 8: deadline.NewResiduals(), 9: deadline.NewResiduals(), 10: deadline.NewResiduals(), 11: deadline.NewResiduals(),
-		12: deadline.NewResiduals(), 13: deadline.NewResiduals(), 14: deadline.NewResiduals()}
+		12: deadline.NewResiduals(), 13: deadline.NewResiduals(), 14: deadline.NewResiduals(), 15: deadline.NewResiduals(), 16: deadline.NewResiduals()}
 	// PITs of the recalibrated variants' outlooks, learned online as the
 	// residuals are (deadline.Recalibration).
 	recalOf := map[int]*deadline.Recalibration{12: deadline.NewRecalibration(), 13: deadline.NewRecalibration(), 14: deadline.NewRecalibration()}
@@ -391,7 +391,7 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			// their own rates (TaskRemaining), the conformal CDF and running
 			// reduces by the share they have left (ReduceLefts).
 			opts := deadline.ReportOptions{ClassOf: calibrate.ClassKey("tag").ClassOf, Samples: 400, Seed: uint64(seed), DrawRunningMaps: true, StepCDF: true,
-				WholeRunningReduces: true}
+				WholeRunningReduces: true, MedianPoint: true}
 			// The same report updated with the jobs' own finished maps: a
 			// candidate measured in the same run.
 			own := opts
@@ -420,10 +420,16 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			reduceRates.ReduceRates = true
 			reduceRates.Residuals = resOf[9]
 			// The report's default: conf with running reduces costed by
-			// the share they have left once the maps are done.
+			// the share they have left once the maps are done, and P50 the
+			// model's p50 times the shrunk correction (deadline.ShrunkRatio).
 			def := conf
 			def.WholeRunningReduces = false
+			def.MedianPoint = false
 			def.Residuals = resOf[11]
+			// The previous default: P50 at the calibrated median.
+			medianPoint := def
+			medianPoint.MedianPoint = true
+			medianPoint.Residuals = resOf[15]
 			// Candidates: typed and def with P(meet) recalibrated by the
 			// PITs of finished outlooks (deadline.Recalibration).
 			typedRecal := typed
@@ -435,9 +441,15 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			defTypedRecal := defRecal
 			defTypedRecal.NodeTypeOf = typed.NodeTypeOf
 			defTypedRecal.Residuals, defTypedRecal.Recalibration = resOf[14], recalOf[14]
+			// The default with running reduces at their node type's fit,
+			// not recalibrated.
+			defTyped := def
+			defTyped.NodeTypeOf = typed.NodeTypeOf
+			defTyped.Residuals = resOf[16]
 			variants := [][]deadline.QueueReport{deadline.Report(dueSnap, models, opts), deadline.Report(dueSnap, models, own), nil, nil, deadline.Report(dueSnap, models, cal),
 				deadline.Report(dueSnap, models, rates), deadline.Report(dueSnap, models, rawRates), deadline.Report(dueSnap, models, conf), deadline.Report(dueSnap, models, typed), deadline.Report(dueSnap, models, reduceRates), deadline.Report(dueSnap, models, split),
-				deadline.Report(dueSnap, models, def), deadline.Report(dueSnap, models, typedRecal), deadline.Report(dueSnap, models, defRecal), deadline.Report(dueSnap, models, defTypedRecal)}
+				deadline.Report(dueSnap, models, def), deadline.Report(dueSnap, models, typedRecal), deadline.Report(dueSnap, models, defRecal), deadline.Report(dueSnap, models, defTypedRecal),
+				deadline.Report(dueSnap, models, medianPoint), deadline.Report(dueSnap, models, defTyped)}
 			for _, a := range due {
 				frac := float64(a.Job.MapsCompleted) / float64(a.Job.MapsTotal)
 				stage := 10
@@ -509,13 +521,15 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	rows = append(rows, predictionRows(points, 4, sc.Name, "calibrated by the class's residuals (deadline.Calibrated): ")...)
 	rows = append(rows, predictionRows(points, 6, sc.Name, "candidate, running maps by their own rate (deadline.TaskRemaining), uncalibrated: ")...)
 	rows = append(rows, predictionRows(points, 5, sc.Name, "candidate, running maps by their own rate, calibrated (step CDF): ")...)
-	rows = append(rows, predictionRows(points, 11, sc.Name, "the report's default, running maps by their own rate, running reduces by the share left once the maps are done, calibrated, conformal CDF: ")...)
+	rows = append(rows, predictionRows(points, 11, sc.Name, "the report's default, running maps by their own rate, running reduces by the share left once the maps are done, calibrated, conformal CDF, P50 by the shrunk correction: ")...)
+	rows = append(rows, predictionRows(points, 15, sc.Name, "the previous default (P50 at the calibrated distribution's median): ")...)
 	rows = append(rows, predictionRows(points, 7, sc.Name, "the previous default (running reduces costed whole): ")...)
 	rows = append(rows, predictionRows(points, 8, sc.Name, "candidate, the previous default with running reduces at their node type's fit (deadline.ReduceKinds): ")...)
 	rows = append(rows, predictionRows(points, 10, sc.Name, "candidate, node-typed reduces with their residuals kept apart (deadline.ResidualKeyOf, Mondrian conformal): ")...)
 	rows = append(rows, predictionRows(points, 12, sc.Name, "candidate, node-typed reduces (8) with P(meet) recalibrated by finished outlooks' PITs (deadline.Recalibration): ")...)
 	rows = append(rows, predictionRows(points, 13, sc.Name, "candidate, the report's default (11) with P(meet) recalibrated by finished outlooks' PITs (deadline.Recalibration): ")...)
 	rows = append(rows, predictionRows(points, 14, sc.Name, "candidate, the report's default with running reduces at their node type's fit by the share left (deadline.ReduceKinds, ReduceLefts), recalibrated (deadline.Recalibration): ")...)
+	rows = append(rows, predictionRows(points, 16, sc.Name, "candidate, the report's default with running reduces at their node type's fit (deadline.ReduceKinds), not recalibrated: ")...)
 	rows = append(rows, predictionRows(points, 9, sc.Name, "candidate, node-typed reduces and running reduces by their own rates once the maps are done (deadline.ReduceRemains): ")...)
 	return append(rows, residualRow(points, res, jobsByClass, sc.Name)), nil
 }
@@ -571,8 +585,12 @@ type predictionPoint struct {
 	// PITs of finished outlooks (deadline.Recalibration); 14: 11 with
 	// running reduces at their node type's fit (deadline.ReduceKinds),
 	// recalibrated; 11: 7 with running reduces by the share
-	// left once the maps are done (deadline.ReduceLefts), the report's
-	// default. 0-10 cost running reduces whole (WholeRunningReduces).
+	// left once the maps are done (deadline.ReduceLefts) and P50 by the
+	// shrunk correction (deadline.ShrunkRatio), the report's default; 15:
+	// 11 with P50 at the calibrated median (the previous default); 16: 11
+	// with running reduces at their node type's fit. 0-10 cost running
+	// reduces whole (WholeRunningReduces); 0-10, 12 and 15 put P50 at the
+	// distribution's median (MedianPoint).
 	variant     int
 	held        int     // task containers at the prediction
 	heldAfter   float64 // mean task containers held from then until the maps end
