@@ -34,11 +34,15 @@ type JobReport struct {
 	Class    string     `json:"class"`
 	Deadline *time.Time `json:"deadline,omitempty"`
 	Progress float64    `json:"progress"` // 0..1
-	P50      time.Time  `json:"p50"`
-	P90      time.Time  `json:"p90"`
-	PMeet    *float64   `json:"pMeet,omitempty"`
-	Held     int        `json:"containersHeld"`
-	Needed   int        `json:"containersNeeded,omitempty"` // at the confidence
+	// P50 is the point estimate of the finish. For a calibrated outlook it
+	// is the model's p50 times the residuals' shrunk correction
+	// (ShrunkRatio), so it may differ from the CDF's 0.5 point, which
+	// keeps the full correction that calibrates P(meet).
+	P50    time.Time `json:"p50"`
+	P90    time.Time `json:"p90"`
+	PMeet  *float64  `json:"pMeet,omitempty"`
+	Held   int       `json:"containersHeld"`
+	Needed int       `json:"containersNeeded,omitempty"` // at the confidence
 	// Remaining are the job's tasks not finished (running or not yet
 	// started): the containers that would run all of them at once, its
 	// last wave (jobs with a model and a job view only).
