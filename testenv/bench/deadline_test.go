@@ -75,3 +75,31 @@ func TestWorstClassMedianAndBootstrapSD(t *testing.T) {
 		t.Errorf("no points: %v, want NaN", sd)
 	}
 }
+
+func TestCalibrationParts(t *testing.T) {
+	pt := func(variant, stage, residuals int, class string) predictionPoint {
+		return predictionPoint{variant: variant, stage: stage, residuals: residuals, class: class}
+	}
+	for _, c := range []struct {
+		name    string
+		points  []predictionPoint
+		variant int
+		want    map[string]int // part → predictions in it
+	}{
+		{"the model's own spread apart from calibrated", []predictionPoint{pt(16, 10, 0, "sort"), pt(16, 10, 12, "sort"), pt(16, 20, 30, "sort")}, 16,
+			map[string]int{"model's own spread": 1, "calibrated": 2, "stage 10": 2, "stage 20": 1, "class sort": 3}},
+		{"other variants left out", []predictionPoint{pt(11, 50, 12, "train"), pt(16, 50, 12, "crypto")}, 11,
+			map[string]int{"calibrated": 1, "stage 50": 1, "class train": 1}},
+		{"no predictions of the variant: no parts", []predictionPoint{pt(16, 10, 0, "sort")}, 17, map[string]int{}},
+	} {
+		got := calibrationParts(c.points, c.variant)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %d parts, want %d", c.name, len(got), len(c.want))
+		}
+		for k, n := range c.want {
+			if len(got[k]) != n {
+				t.Errorf("%s: part %q has %d, want %d", c.name, k, len(got[k]), n)
+			}
+		}
+	}
+}
