@@ -2,7 +2,8 @@ package deadline
 
 import (
 	"math"
-	"sort"
+
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 )
 
 // ShrunkRatio is the correction a class's residuals (actual / predicted
@@ -30,12 +31,12 @@ func ShrunkRatio(residuals []float64) float64 {
 	if n == 0 {
 		return 1
 	}
-	m := medianOf(logs)
+	m := calibrate.Median(logs)
 	dev := make([]float64, n)
 	for i, l := range logs {
 		dev[i] = math.Abs(l - m)
 	}
-	s := 1.4826 * medianOf(dev)
+	s := 1.4826 * calibrate.Median(dev)
 	v := math.Pi / 2 * s * s / float64(n)
 	if m == 0 {
 		return 1
@@ -52,16 +53,4 @@ func logsOf(x []float64) []float64 {
 		}
 	}
 	return out
-}
-
-// medianOf is the median of x (the mean of the middle two for even n); x
-// is not changed.
-func medianOf(x []float64) float64 {
-	y := append([]float64(nil), x...)
-	sort.Float64s(y)
-	n := len(y)
-	if n%2 == 1 {
-		return y[n/2]
-	}
-	return (y[n/2-1] + y[n/2]) / 2
 }

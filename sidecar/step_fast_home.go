@@ -83,22 +83,9 @@ func (fastHomeStep) Run(s *decideState) error {
 		if best < 0 {
 			continue
 		}
-		qp := &s.Plan.Queues[best]
-		if qp.Home != p {
-			qp.Home = p
-			qp.Reason = fmt.Sprintf("its jobs run %.1f× faster on %s than on the default partition: kept there, alone, for its next jobs", bestGain, p)
-		}
-		for k := range s.Plan.Queues {
-			other := &s.Plan.Queues[k]
-			if k == best || other.Home != p || other.Calibrating != "" {
-				continue
-			}
-			if _, ok := other.Capacity[""]; !ok {
-				continue
-			}
-			other.Home = ""
-			other.Reason = fmt.Sprintf("back to the default partition: %s is kept for %s's jobs (%.1f× faster there)", p, qp.Path, bestGain)
-		}
+		homeAlone(s, best, p,
+			fmt.Sprintf("its jobs run %.1f× faster on %s than on the default partition: kept there, alone, for its next jobs", bestGain, p),
+			fmt.Sprintf("back to the default partition: %s is kept for %s's jobs (%.1f× faster there)", p, s.Plan.Queues[best].Path, bestGain))
 	}
 	return nil
 }

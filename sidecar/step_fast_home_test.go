@@ -2,23 +2,12 @@ package sidecar
 
 import (
 	"testing"
-	"time"
 
-	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
 )
 
 func TestFastHomeStep(t *testing.T) {
-	goal := time.Unix(1000, 0)
-	type q struct {
-		path, home  string
-		gpuRate     float64 // busy: rate on gpu, 1 on the default partition
-		idle        bool    // idle: rates from its history's mix
-		mix         map[string]float64
-		goalJob     bool
-		calibrating bool
-		noDefault   bool
-	}
+	type q = routeQueue
 	// History rates: train 4× on gpu nodes, crypto 2×; cpu nodes 1.
 	rates := progress.RateMap{"train": {"gpu": 4, "cpu": 1}, "crypto": {"gpu": 2, "cpu": 1}}
 	for _, tc := range []struct {
@@ -54,36 +43,11 @@ func TestFastHomeStep(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &decideState{Rates: rates, QueueMix: map[string]map[string]float64{},
 				Parts: []progress.PartitionSlots{{Name: "", Slots: map[string]int64{"cpu": 100}}, {Name: "gpu", Slots: map[string]int64{"gpu": 10}}}}
-			for _, x := range tc.qs {
-				qp := progress.QueuePlan{Path: x.path, Home: x.home, Capacity: map[string]float64{"": 25, "gpu": 25},
-					Rate: map[string]float64{"": 1, "gpu": x.gpuRate}}
-				demand := int64(10)
-				if x.idle {
-					demand, qp.Rate = 0, map[string]float64{"": 1, "gpu": 1}
-					if x.mix != nil {
-						s.QueueMix[x.path] = x.mix
-					}
-				}
-				s.Queues = append(s.Queues, progress.QueueDemand{Path: x.path, Demand: demand})
-				if x.noDefault {
-					delete(qp.Capacity, "")
-				}
-				if x.calibrating {
-					qp.Calibrating = "gpu"
-				}
-				s.Plan.Queues = append(s.Plan.Queues, qp)
-				if x.goalJob {
-					s.Deadlines = append(s.Deadlines, deadline.QueueReport{Queue: x.path, Jobs: []deadline.JobReport{{Queue: x.path, Deadline: &goal}}})
-				}
-			}
+			addRouteQueues(s, tc.qs)
 			if err := (fastHomeStep{}).Run(s); err != nil {
 				t.Fatal(err)
 			}
-			for _, qp := range s.Plan.Queues {
-				if want := tc.homes[qp.Path]; qp.Home != want {
-					t.Errorf("%s home %q, want %q (reason %q)", qp.Path, qp.Home, want, qp.Reason)
-				}
-			}
+			checkHomes(t, s, tc.homes)
 		})
 	}
 }

@@ -87,22 +87,33 @@ func (goalRouteStep) Run(s *decideState) error {
 	}
 	for _, p := range slices.Sorted(maps.Keys(taken)) {
 		i := taken[p]
-		qp := &s.Plan.Queues[i]
-		if qp.Home != p {
-			qp.Home = p
-			qp.Reason = fmt.Sprintf("runs jobs with goals %.1f× faster on %s than on the default partition: routed there, alone", gain(i, p), p)
-		}
-		for k := range s.Plan.Queues {
-			other := &s.Plan.Queues[k]
-			if k == i || other.Home != p || other.Calibrating != "" {
-				continue
-			}
-			if _, ok := other.Capacity[""]; !ok {
-				continue
-			}
-			other.Home = ""
-			other.Reason = fmt.Sprintf("back to the default partition: %s serves %s's jobs with goals (%.1f× faster there)", p, qp.Path, gain(i, p))
-		}
+		g := gain(i, p)
+		homeAlone(s, i, p,
+			fmt.Sprintf("runs jobs with goals %.1f× faster on %s than on the default partition: routed there, alone", g, p),
+			fmt.Sprintf("back to the default partition: %s serves %s's jobs with goals (%.1f× faster there)", p, s.Plan.Queues[i].Path, g))
 	}
 	return nil
+}
+
+// homeAlone homes queue i in partition p (reason, when that is a change)
+// and sends every other queue the plan homed there back to the default
+// partition (others), except queues sent to calibrate there and queues
+// that may not use the default partition.
+func homeAlone(s *decideState, i int, p, reason, others string) {
+	qp := &s.Plan.Queues[i]
+	if qp.Home != p {
+		qp.Home = p
+		qp.Reason = reason
+	}
+	for k := range s.Plan.Queues {
+		other := &s.Plan.Queues[k]
+		if k == i || other.Home != p || other.Calibrating != "" {
+			continue
+		}
+		if _, ok := other.Capacity[""]; !ok {
+			continue
+		}
+		other.Home = ""
+		other.Reason = others
+	}
 }

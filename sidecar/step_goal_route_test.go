@@ -9,14 +9,7 @@ import (
 )
 
 func TestGoalRouteStep(t *testing.T) {
-	goal := time.Unix(1000, 0)
-	type q struct {
-		path, home  string
-		gpuRate     float64 // rate on gpu; 1 on the default partition
-		goalJob     bool
-		calibrating bool
-		noDefault   bool // no capacity in the default partition
-	}
+	type q = routeQueue
 	for _, tc := range []struct {
 		name  string
 		qs    []q
@@ -50,28 +43,64 @@ func TestGoalRouteStep(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &decideState{}
-			for _, x := range tc.qs {
-				qp := progress.QueuePlan{Path: x.path, Home: x.home, Capacity: map[string]float64{"": 25, "gpu": 25},
-					Rate: map[string]float64{"": 1, "gpu": x.gpuRate}}
-				if x.noDefault {
-					delete(qp.Capacity, "")
-				}
-				if x.calibrating {
-					qp.Calibrating = "gpu"
-				}
-				s.Plan.Queues = append(s.Plan.Queues, qp)
-				if x.goalJob {
-					s.Deadlines = append(s.Deadlines, deadline.QueueReport{Queue: x.path, Jobs: []deadline.JobReport{{Queue: x.path, Deadline: &goal}}})
-				}
-			}
+			addRouteQueues(s, tc.qs)
 			if err := (goalRouteStep{}).Run(s); err != nil {
 				t.Fatal(err)
 			}
-			for _, qp := range s.Plan.Queues {
-				if want := tc.homes[qp.Path]; qp.Home != want {
-					t.Errorf("%s home %q, want %q (reason %q)", qp.Path, qp.Home, want, qp.Reason)
-				}
-			}
+			checkHomes(t, s, tc.homes)
 		})
+	}
+}
+
+// routeQueue is one queue of the route steps' tests (goalRouteStep,
+// fastHomeStep): capacity 25 in the default and the gpu partitions.
+type routeQueue struct {
+	path, home  string
+	gpuRate     float64            // busy: rate on gpu; 1 on the default partition
+	idle        bool               // no demand: rates from its history's mix
+	mix         map[string]float64 // an idle queue's history (calibrate.QueueMix)
+	goalJob     bool
+	calibrating bool
+	noDefault   bool // no capacity in the default partition
+}
+
+// addRouteQueues adds the queues to the state's plan, demand, history
+// mixes and deadline reports.
+func addRouteQueues(s *decideState, qs []routeQueue) {
+	goal := time.Unix(1000, 0)
+	for _, x := range qs {
+		qp := progress.QueuePlan{Path: x.path, Home: x.home, Capacity: map[string]float64{"": 25, "gpu": 25},
+			Rate: map[string]float64{"": 1, "gpu": x.gpuRate}}
+		demand := int64(10)
+		if x.idle {
+			demand, qp.Rate = 0, map[string]float64{"": 1, "gpu": 1}
+			if x.mix != nil {
+				if s.QueueMix == nil {
+					s.QueueMix = map[string]map[string]float64{}
+				}
+				s.QueueMix[x.path] = x.mix
+			}
+		}
+		s.Queues = append(s.Queues, progress.QueueDemand{Path: x.path, Demand: demand})
+		if x.noDefault {
+			delete(qp.Capacity, "")
+		}
+		if x.calibrating {
+			qp.Calibrating = "gpu"
+		}
+		s.Plan.Queues = append(s.Plan.Queues, qp)
+		if x.goalJob {
+			s.Deadlines = append(s.Deadlines, deadline.QueueReport{Queue: x.path, Jobs: []deadline.JobReport{{Queue: x.path, Deadline: &goal}}})
+		}
+	}
+}
+
+// checkHomes compares each queue's home after a step with want's.
+func checkHomes(t *testing.T, s *decideState, want map[string]string) {
+	t.Helper()
+	for _, qp := range s.Plan.Queues {
+		if w := want[qp.Path]; qp.Home != w {
+			t.Errorf("%s home %q, want %q (reason %q)", qp.Path, qp.Home, w, qp.Reason)
+		}
 	}
 }

@@ -2,9 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
+	"io"
 	"net/http"
-	"sync"
 )
 
 // exporterScrape does what PBWebMedia/yarn-prometheus-exporter does on a
@@ -64,39 +63,10 @@ func exporterScrape(base string) (exporterCounts, error) {
 			} `json:"nodes"`
 		}
 	)
-	fetches := []struct {
-		path string
-		v    any
-	}{
-		{"/ws/v1/cluster/metrics", &metrics},
-		{"/ws/v1/cluster/scheduler", &sched},
-		{"/ws/v1/cluster/apps?states=RUNNING", &apps},
-		{"/ws/v1/cluster/nodes?states=RUNNING", &nodes},
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(fetches))
-	for i, f := range fetches {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp, err := http.Get(base + f.path)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			defer resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				errs[i] = fmt.Errorf("GET %s: HTTP %d", f.path, resp.StatusCode)
-				return
-			}
-			errs[i] = json.NewDecoder(resp.Body).Decode(f.v)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return exporterCounts{}, err
-		}
+	paths := []string{"/ws/v1/cluster/metrics", "/ws/v1/cluster/scheduler", "/ws/v1/cluster/apps?states=RUNNING", "/ws/v1/cluster/nodes?states=RUNNING"}
+	into := []any{&metrics, &sched, &apps, &nodes}
+	if err := getAll(http.DefaultClient, base, paths, func(i int, body io.Reader) error { return json.NewDecoder(body).Decode(into[i]) }); err != nil {
+		return exporterCounts{}, err
 	}
 	return exporterCounts{Nodes: len(nodes.Nodes.Node), Apps: len(apps.Apps.App), Queues: len(sched.Scheduler.SchedulerInfo.Queues.Queue),
 		ActiveNodes: metrics.ClusterMetrics.ActiveNodes}, nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -81,6 +82,15 @@ func floorURIs(uris []string, kinds []string) ([]string, error) {
 
 // readDiscarded GETs every URI at once and discards each body unread.
 func readDiscarded(hc *http.Client, base string, uris []string) error {
+	return getAll(hc, base, uris, func(_ int, body io.Reader) error {
+		_, err := io.Copy(io.Discard, body)
+		return err
+	})
+}
+
+// getAll GETs every URI at once (as the exporter does, and the floor after
+// it) and hands each 200 body to read; it returns every failure, joined.
+func getAll(hc *http.Client, base string, uris []string, read func(i int, body io.Reader) error) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(uris))
 	for i, u := range uris {
@@ -97,16 +107,11 @@ func readDiscarded(hc *http.Client, base string, uris []string) error {
 				errs[i] = fmt.Errorf("GET %s: HTTP %d", u, resp.StatusCode)
 				return
 			}
-			_, errs[i] = io.Copy(io.Discard, resp.Body)
+			errs[i] = read(i, resp.Body)
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // splitListings parts a snapshot's recorded URIs into its first phase
