@@ -262,24 +262,3 @@ func TestDecayCountsRunsPerType(t *testing.T) {
 		}
 	}
 }
-
-// QueueMix counts each queue's map samples per class; reduces and samples
-// from histories without a queue are left out.
-func TestQueueMix(t *testing.T) {
-	got := QueueMix([]Sample{
-		{Queue: "root.ml", Class: "train"}, {Queue: "root.ml", Class: "train", Type: "MAP"},
-		{Queue: "root.ml", Class: "features"}, {Queue: "root.ml", Class: "train", Type: "REDUCE"},
-		{Queue: "root.adhoc", Class: "crypto"}, {Class: "sort"},
-	})
-	want := map[string]map[string]float64{"root.ml": {"train": 2, "features": 1}, "root.adhoc": {"crypto": 1}}
-	if len(got) != len(want) {
-		t.Fatalf("QueueMix = %v, want %v", got, want)
-	}
-	for q, m := range want {
-		for c, n := range m {
-			if got[q][c] != n || len(got[q]) != len(m) {
-				t.Errorf("QueueMix[%s] = %v, want %v", q, got[q], m)
-			}
-		}
-	}
-}

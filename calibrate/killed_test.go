@@ -38,9 +38,9 @@ func TestSamplesKeepTheWinnerOnly(t *testing.T) {
 			// As the yarn client marks them: any attempt listed after the first.
 			Speculative: i > 0})
 	}
-	app := cluster.App{ID: "application_1795415892786_0001", Queue: "root.adhoc", Job: job}
+	app := cluster.App{ID: "application_1795415892786_0001", Job: job}
 	got := SamplesFromApp(app, "crypto", map[string]string{"cpunode": "cpu", "gpunode": "gpu"})
-	if len(got) != 1 || got[0].AttemptID != "attempt_1795415892786_0001_m_000020_1" || got[0].NodeType != "gpu" || got[0].Queue != "root.adhoc" {
+	if len(got) != 1 || got[0].AttemptID != "attempt_1795415892786_0001_m_000020_1" || got[0].NodeType != "gpu" {
 		t.Fatalf("want one sample from the winner _1 on gpunode, got %+v", got)
 	}
 }

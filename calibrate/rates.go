@@ -23,9 +23,6 @@ type Sample struct {
 	Shuffle   time.Duration `json:"shuffle,omitempty"`
 	FirstWave bool          `json:"firstWave,omitempty"`
 	// JobMaps and JobElapsed describe the whole run (for size regression).
-	// Queue is the queue the job ran in (histories written before it was
-	// kept have none): which classes an idle queue runs (QueueMix).
-	Queue      string        `json:"queue,omitempty"`
 	JobMaps    int           `json:"jobMaps,omitempty"`
 	JobElapsed time.Duration `json:"jobElapsed,omitempty"`
 	// CPU is the attempt's CPU_MILLISECONDS and Locality where it read
@@ -91,7 +88,7 @@ func SamplesFromApp(a cluster.App, class string, types map[string]string) []Samp
 		if t == "" {
 			continue
 		}
-		s := Sample{AttemptID: at.ID, JobID: a.Job.ID, Class: class, Queue: a.Queue, NodeType: t, Finish: at.FinishTime,
+		s := Sample{AttemptID: at.ID, JobID: a.Job.ID, Class: class, NodeType: t, Finish: at.FinishTime,
 			Elapsed: at.Elapsed, Bytes: at.HDFSBytesRead, Type: string(at.Type), JobMaps: maps, JobElapsed: jobElapsed, CPU: at.CPUTime}
 		if at.Type == cluster.TaskReduce {
 			s.Shuffle = at.ShuffleElapsed
@@ -346,21 +343,4 @@ func stdErr(x []float64) float64 {
 		ss += (v - m) * (v - m)
 	}
 	return math.Sqrt(ss/(n-1)) / math.Sqrt(n)
-}
-
-// QueueMix is, per queue, the map samples of each class it ran: the
-// job-class mix of a queue that is idle now, from its history. Samples
-// without a queue are left out.
-func QueueMix(samples []Sample) map[string]map[string]float64 {
-	out := map[string]map[string]float64{}
-	for _, s := range samples {
-		if s.Queue == "" || !s.IsMap() {
-			continue
-		}
-		if out[s.Queue] == nil {
-			out[s.Queue] = map[string]float64{}
-		}
-		out[s.Queue][s.Class]++
-	}
-	return out
 }

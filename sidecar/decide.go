@@ -50,9 +50,6 @@ type PSDecider struct {
 	// ReadCost, when set, gives the effective-rate step (effective.go) the
 	// cycle's block maps, processing times and bandwidths.
 	ReadCost func() *ReadCost
-	// QueueMix, when set, gives each queue's job-class mix in the history
-	// (HistoryLearner.QueueMix), which an idle queue's rates come from.
-	QueueMix func() map[string]map[string]float64
 	// Preemption, when set, bounds the work the RM's preemption would
 	// throw away because of a plan (preemptionStep, step_preemption.go).
 	Preemption *PreemptionGuard

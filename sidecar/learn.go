@@ -40,8 +40,6 @@ type HistoryLearner struct {
 	models map[string]deadline.PhaseModel
 	bw     map[string]calibrate.ReadBandwidth
 	proc   map[string]calibrate.Processing
-	// queueMix is each queue's class mix in the history (calibrate.QueueMix).
-	queueMix map[string]map[string]float64
 	// samples mirrors the store in memory once Refresh has read it, so a
 	// cycle that ingests a few jobs does not re-read the whole history.
 	samples []calibrate.Sample
@@ -180,9 +178,8 @@ func (h *HistoryLearner) recompute(all []calibrate.Sample) {
 	m := ModelsFromSamples(all)
 	bw := calibrate.Bandwidths(all, h.Options.MinSamples)
 	proc := calibrate.ProcessingTimes(all, h.Options.MinSamples)
-	mix := calibrate.QueueMix(all)
 	h.mu.Lock()
-	h.table, h.models, h.bw, h.proc, h.queueMix = t, m, bw, proc, mix
+	h.table, h.models, h.bw, h.proc = t, m, bw, proc
 	h.mu.Unlock()
 }
 
@@ -222,14 +219,6 @@ func (h *HistoryLearner) Models() map[string]deadline.PhaseModel {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return h.models
-}
-
-// QueueMix is each queue's job-class mix in the history (map samples per
-// class; nil before the first Learn).
-func (h *HistoryLearner) QueueMix() map[string]map[string]float64 {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	return h.queueMix
 }
 
 // Table is the latest CR table (nil before the first Learn).

@@ -39,8 +39,8 @@ import (
 // to 166/171, 163/170 and 163/172. The train goal job submitted at
 // 00:00:14 runs every map on CPU nodes either way (0.062–0.065 of the
 // goal jobs' minimum on seeds 1–3, of the 0.30 their maps use over it):
-// its queue is idle at the first cycle (fastHomeStep, which follows, now
-// keeps such a queue on the partition from its history's class mix).
+// its queue is idle at the first cycle, and nothing in the decision says
+// which classes an idle queue will run.
 type goalRouteStep struct{}
 
 // goalRouteMinGain is the least speed-up on a labelled partition over the

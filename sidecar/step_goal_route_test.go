@@ -52,36 +52,22 @@ func TestGoalRouteStep(t *testing.T) {
 	}
 }
 
-// routeQueue is one queue of the route steps' tests (goalRouteStep,
-// fastHomeStep): capacity 25 in the default and the gpu partitions.
+// routeQueue is one queue of goalRouteStep's tests: capacity 25 in the
+// default and the gpu partitions.
 type routeQueue struct {
 	path, home  string
-	gpuRate     float64            // busy: rate on gpu; 1 on the default partition
-	idle        bool               // no demand: rates from its history's mix
-	mix         map[string]float64 // an idle queue's history (calibrate.QueueMix)
+	gpuRate     float64 // rate on gpu; 1 on the default partition
 	goalJob     bool
 	calibrating bool
 	noDefault   bool // no capacity in the default partition
 }
 
-// addRouteQueues adds the queues to the state's plan, demand, history
-// mixes and deadline reports.
+// addRouteQueues adds the queues to the state's plan and deadline reports.
 func addRouteQueues(s *decideState, qs []routeQueue) {
 	goal := time.Unix(1000, 0)
 	for _, x := range qs {
 		qp := progress.QueuePlan{Path: x.path, Home: x.home, Capacity: map[string]float64{"": 25, "gpu": 25},
 			Rate: map[string]float64{"": 1, "gpu": x.gpuRate}}
-		demand := int64(10)
-		if x.idle {
-			demand, qp.Rate = 0, map[string]float64{"": 1, "gpu": 1}
-			if x.mix != nil {
-				if s.QueueMix == nil {
-					s.QueueMix = map[string]map[string]float64{}
-				}
-				s.QueueMix[x.path] = x.mix
-			}
-		}
-		s.Queues = append(s.Queues, progress.QueueDemand{Path: x.path, Demand: demand})
 		if x.noDefault {
 			delete(qp.Capacity, "")
 		}

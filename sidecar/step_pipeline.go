@@ -23,8 +23,6 @@ type decideState struct {
 
 	Table *calibrate.Table
 	Rates progress.Rates
-	// QueueMix is each queue's job-class mix in the history (nil: none).
-	QueueMix map[string]map[string]float64
 
 	Parts     []progress.PartitionSlots
 	Queues    []progress.QueueDemand
@@ -84,8 +82,6 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		// After the route gain (which leaves goal queues alone) and before
 		// the reservations, which hold containers in each queue's home.
 		goalRouteStep{},
-		// After the goal routes, which it leaves alone.
-		fastHomeStep{},
 		// Before the reservations: a goal job's claim may still take
 		// from a queue kept at its guarantee (EDF comes first).
 		servedFirstStep{Seen: seen},
@@ -128,9 +124,6 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 		s.Table = d.Table()
 	}
 	s.Types = d.Classifier.Types(snap.Nodes)
-	if d.QueueMix != nil {
-		s.QueueMix = d.QueueMix()
-	}
 	if d.FirstSeen == nil {
 		d.FirstSeen = &FirstSeen{}
 	}

@@ -146,7 +146,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	guard := &sidecar.PreemptionGuard{Config: cfg.Preemption, YarnSite: hadoopYarnSite(cfg, log), ClassKey: key, Models: learner.Models, Slot: slot}
 	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store, Preemption: guard,
 		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Slot: slot, Config: cfg.Labels, FirstSeen: firstSeen},
-		Decider: &sidecar.PSDecider{Table: learner.Table, QueueMix: learner.QueueMix, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Slot: slot,
+		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Slot: slot,
 			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset,
 			Guarantees: cfg.Bands(), RMVersion: rmVersion(client, log), FirstSeen: firstSeen, Preemption: guard},

@@ -280,7 +280,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	loop := &sidecar.Loop{
 		Observer: api,
 		Learner:  learner,
-		Decider: &sidecar.PSDecider{Table: learner.Table, QueueMix: learner.QueueMix, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Slot: slot,
+		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Slot: slot,
 			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset,
 			Guarantees: cfg.Bands(), RMVersion: info.HadoopVersion, FirstSeen: firstSeen,
