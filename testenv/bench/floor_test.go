@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -106,34 +107,80 @@ func TestSplitListings(t *testing.T) {
 }
 
 // The phased read reads every URI once, never more than conc listings
-// at a time, and fails on a listing's non-200.
+// at a time, and fails on a listing's non-200. Each listing's handler
+// holds until as many listings are in flight as may be (conc, or what is
+// left) and every listing the client has sent has arrived, so the peak
+// reaches the bound, and a read past it shows, without timing.
 func TestReadDiscardedPhased(t *testing.T) {
-	var inFlight, peak, served atomic.Int64
+	const conc, nListings = 3, 20
+	var (
+		mu             sync.Mutex
+		cond           = sync.NewCond(&mu)
+		inFlight, peak int
+		listed, served int
+		sent           int // listings the client sent and has no answer to
+		expired        bool
+	)
+	// A deadline instead of a hang if the read never reaches conc.
+	stop := time.AfterFunc(10*time.Second, func() { mu.Lock(); expired = true; cond.Broadcast(); mu.Unlock() })
+	defer stop.Stop()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/missing" {
 			http.NotFound(w, r)
 			return
 		}
-		n := inFlight.Add(1)
-		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		mu.Lock()
+		if strings.HasPrefix(r.URL.Path, "/l") {
+			inFlight++
+			peak = max(peak, inFlight)
+			cond.Broadcast()
+			for !expired && (inFlight < min(conc, nListings-listed) || sent > inFlight) {
+				cond.Wait()
+			}
+			inFlight--
+			listed++
+			cond.Broadcast()
 		}
-		time.Sleep(5 * time.Millisecond)
-		inFlight.Add(-1)
-		served.Add(1)
+		served++
+		mu.Unlock()
 		io.WriteString(w, "{}")
 	}))
 	defer srv.Close()
-	listings := make([]string, 20)
+	listings := make([]string, nListings)
 	for i := range listings {
 		listings[i] = fmt.Sprintf("/l%d", i)
 	}
-	if err := readDiscardedPhased(srv.Client(), srv.URL, []string{"/a", "/b"}, listings, 3); err != nil {
+	hc := &http.Client{Transport: countSent{next: srv.Client().Transport, add: func(d int) {
+		mu.Lock()
+		sent += d
+		cond.Broadcast()
+		mu.Unlock()
+	}}}
+	if err := readDiscardedPhased(hc, srv.URL, []string{"/a", "/b"}, listings, conc); err != nil {
 		t.Fatal(err)
 	}
-	if served.Load() != 22 || peak.Load() > 3 {
-		t.Errorf("served %d, peak in flight %d; want 22, at most 3", served.Load(), peak.Load())
+	mu.Lock()
+	if served != nListings+2 || peak != conc || expired {
+		t.Errorf("served %d, peak in flight %d, deadline hit %v; want %d, %d, false", served, peak, expired, nListings+2, conc)
 	}
+	mu.Unlock()
 	if err := readDiscardedPhased(srv.Client(), srv.URL, nil, []string{"/l0", "/missing"}, 2); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
 		t.Errorf("with a missing listing: %v, want HTTP 404", err)
 	}
+}
+
+// countSent tells add of each listing request (paths /l…) as it is sent
+// (+1) and as its answer comes back (-1).
+type countSent struct {
+	next http.RoundTripper
+	add  func(int)
+}
+
+func (c countSent) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !strings.HasPrefix(r.URL.Path, "/l") {
+		return c.next.RoundTrip(r)
+	}
+	c.add(1)
+	defer c.add(-1)
+	return c.next.RoundTrip(r)
 }
