@@ -9,11 +9,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 )
 
@@ -88,13 +88,27 @@ func main() {
 		fmt.Printf("seeds %d–%d (-first-seed)\n", *firstSeed, *firstSeed+int64(*seeds)-1)
 	}
 	fmt.Println()
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "area\tmeasure\tfigure\tbaseline (same run)\tratio\tgoal")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Area, r.Name, r.Figure, r.Baseline, r.Ratio, r.Goal)
-	}
-	tw.Flush()
+	writeTable(os.Stdout, rows)
 	if failed > 0 {
 		os.Exit(1)
+	}
+}
+
+// writeTable prints the rows as one Markdown table, each cell as it is
+// ('|' escaped). Padding every column to its widest cell, as a tabwriter
+// does, made a recorded run megabytes of spaces: some cells run to
+// thousands of characters.
+func writeTable(w io.Writer, rows []Row) {
+	cell := strings.NewReplacer("|", `\|`, "\n", " ")
+	line := func(cells ...string) {
+		for i, c := range cells {
+			cells[i] = cell.Replace(c)
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
+	}
+	line("area", "measure", "figure", "baseline (same run)", "ratio", "goal")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, r := range rows {
+		line(r.Area, r.Name, r.Figure, r.Baseline, r.Ratio, r.Goal)
 	}
 }
