@@ -183,25 +183,41 @@ func learnedRatio(rates []sidecar.RateStatus, class, typ, base string) float64 {
 // (not in the thesis for the Joins); polo-a+preemption below is the
 // same cluster with the Capacity Scheduler's preemption monitor on.
 func poloRows(o Options) ([]Row, error) {
-	const name = "polo-a"
-	var stock, side experiment.Result
-	err := experiment.Parallel([]func() error{
-		func() (err error) { stock, err = experiment.RunStatic(name, 1, nil); return err },
+	sc, err := sim.LoadScenario("polo-a")
+	if err != nil {
+		return nil, err
+	}
+	stock, side, err := poloPair(sc, nil)
+	if err != nil {
+		return nil, err
+	}
+	return []Row{
+		goalsMetRow("polo-a (seed 1): Polo Scenario A goals met, sidecar vs equal shares (stock)", "5/5 (equal shares: J2, J4, J5 missed)", side, stock),
+		{Area: "workloads", Name: "polo-a (seed 1): missed, sidecar", Figure: missedGoals(side), Baseline: missedGoals(stock)},
+	}, nil
+}
+
+// poloPair runs a polo-a variant, seed 1, under stock and under the
+// sidecar (cfg nil: its defaults, applying), side by side.
+func poloPair(sc *sim.Scenario, cfg *sidecar.Config) (stock, side experiment.Result, err error) {
+	err = experiment.Parallel([]func() error{
+		func() (err error) { stock, err = experiment.RunStaticOn(sc, 1, nil); return err },
 		func() (err error) {
-			side, err = experiment.RunSidecar(name, 1, experiment.SidecarOptions{WarmupSeed: 101, MCSamples: 100})
+			side, err = experiment.RunSidecar("polo-a", 1, experiment.SidecarOptions{WarmupSeed: 101, MCSamples: 100, Config: cfg, Scenario: sc})
 			return err
 		},
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		err = fmt.Errorf("%s: %w", sc.Name, err)
 	}
+	return stock, side, err
+}
+
+// goalsMetRow is a row of goals met over goals, sidecar vs stock.
+func goalsMetRow(name, goal string, side, stock experiment.Result) Row {
 	ms, ts := experiment.DeadlinesMet(side.Jobs)
 	mt, tt := experiment.DeadlinesMet(stock.Jobs)
-	return []Row{
-		{Area: "workloads", Name: "polo-a (seed 1): Polo Scenario A goals met, sidecar vs equal shares (stock)", Figure: fmt.Sprintf("%d/%d", ms, ts),
-			Baseline: fmt.Sprintf("%d/%d", mt, tt), Goal: "5/5 (equal shares: J2, J4, J5 missed)"},
-		{Area: "workloads", Name: "polo-a (seed 1): missed, sidecar", Figure: missedGoals(side), Baseline: missedGoals(stock)},
-	}, nil
+	return Row{Area: "workloads", Name: name, Figure: fmt.Sprintf("%d/%d", ms, ts), Baseline: fmt.Sprintf("%d/%d", mt, tt), Goal: goal}
 }
 
 // missedGoals lists a run's jobs that missed their goals, with their
@@ -247,28 +263,18 @@ func poloPreemptionRows(o Options) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	var stock, side experiment.Result
-	err = experiment.Parallel([]func() error{
-		func() (err error) { stock, err = experiment.RunStaticOn(sc, 1, nil); return err },
-		func() (err error) {
-			cfg, _ := sidecar.ParseConfig(nil)
-			cfg.Mode = sidecar.ModeApply
-			cfg.Preemption.OnPurpose = true
-			side, err = experiment.RunSidecar("polo-a", 1, experiment.SidecarOptions{WarmupSeed: 101, MCSamples: 100, Config: cfg, Scenario: sc})
-			return err
-		},
-	})
+	cfg, _ := sidecar.ParseConfig(nil)
+	cfg.Mode = sidecar.ModeApply
+	cfg.Preemption.OnPurpose = true
+	stock, side, err := poloPair(sc, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sc.Name, err)
+		return nil, err
 	}
 	killed := func(r experiment.Result) string {
 		return fmt.Sprintf("%.0f container-s (%d containers)", r.PreemptedSecs, r.Preempted)
 	}
-	ms, ts := experiment.DeadlinesMet(side.Jobs)
-	mt, tt := experiment.DeadlinesMet(stock.Jobs)
 	return []Row{
-		{Area: "workloads", Name: "polo-a+preemption (seed 1): goals met, sidecar (preemption on purpose) vs equal shares (stock, preemption on)", Figure: fmt.Sprintf("%d/%d", ms, ts),
-			Baseline: fmt.Sprintf("%d/%d", mt, tt), Goal: "5/5"},
+		goalsMetRow("polo-a+preemption (seed 1): goals met, sidecar (preemption on purpose) vs equal shares (stock, preemption on)", "5/5", side, stock),
 		{Area: "workloads", Name: "polo-a+preemption (seed 1): missed, sidecar vs stock", Figure: missedGoals(side), Baseline: missedGoals(stock)},
 		{Area: "workloads", Name: "polo-a+preemption (seed 1): work lost to the RM's kills, sidecar vs stock", Figure: killed(side), Baseline: killed(stock)},
 	}, nil
