@@ -98,8 +98,15 @@ type nodeCache struct {
 	nodes  []cluster.Node
 	key    nodeListingKey
 	readAt time.Time
-	// labels are the node labels read with the listing; labelsOK says
-	// they were read (a failed read is tried again next snapshot).
+	// labels are the node labels read with the listing, and stand in for
+	// a fresh read while the listing is reused; labelsOK says they were
+	// read (a failed read is tried again next snapshot). Labels change
+	// through the RM's node-label API: the sidecar's own writes
+	// invalidate the listing (invalidate); a label added or its
+	// exclusivity changed by someone else is seen when the listing is next
+	// read, at most NodeListingMaxAge later (a node moved into or out of
+	// the default partition changes the metrics' totalMB and is seen at
+	// once).
 	labels   []Label
 	labelsOK bool
 	// gen counts label writes; a listing read before the latest write
@@ -133,16 +140,6 @@ type nodeRead struct {
 	labelsReused bool
 }
 
-// reuseLabels says whether the node labels kept with a listing stand in
-// for a fresh read: only with the listing itself and only if they were
-// read then. Labels change through the RM's node-label API: the
-// sidecar's own writes invalidate the listing (nodeCache.invalidate);
-// a label added or its exclusivity changed by someone else is seen when
-// the listing is next read, at most NodeListingMaxAge later (a node moved
-// into or out of the default partition changes the metrics' totalMB
-// and is seen at once).
-func reuseLabels(listingReused, labelsKept bool) bool { return listingReused && labelsKept }
-
 // observeNodes reads the cluster metrics, then the node listing unless the
 // kept one may be reused. now is the snapshot's time, zero for the RM's
 // clock (its Date header on the metrics answer).
@@ -172,7 +169,7 @@ func (c *Client) observeNodes(ctx context.Context, now time.Time, maxAge time.Du
 		Written: n.readGen != n.gen})
 	if reuse {
 		out := nodeRead{nodes: append([]cluster.Node(nil), n.nodes...), readAt: n.readAt, reused: true, why: why}
-		if reuseLabels(true, n.labelsOK) {
+		if n.labelsOK {
 			out.labels, out.labelsReused = append([]Label(nil), n.labels...), true
 		}
 		n.mu.Unlock()

@@ -199,27 +199,6 @@ func TestNodeListingReadWithoutQueueUsage(t *testing.T) {
 	}
 }
 
-// Node labels are kept only with the listing they were read with, and
-// only if that read succeeded.
-func TestReuseLabels(t *testing.T) {
-	for _, tc := range []struct {
-		name                string
-		listingReused, kept bool
-		want                bool
-	}{
-		{"listing re-read", false, true, false},
-		{"listing reused, labels kept", true, true, true},
-		{"listing reused, the labels' read had failed", true, false, false},
-		{"neither", false, false, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := reuseLabels(tc.listingReused, tc.kept); got != tc.want {
-				t.Errorf("reuseLabels(%v, %v) = %v, want %v", tc.listingReused, tc.kept, got, tc.want)
-			}
-		})
-	}
-}
-
 // A node-label read that failed alongside the listing is an error of
 // that snapshot and is tried again by the next, which reuses the listing;
 // the labels it reads are then kept (no third read) and the partitions
