@@ -50,22 +50,17 @@ type arrivingGoalStep struct {
 func (arrivingGoalStep) Name() string { return "goal jobs arriving" }
 
 func (st arrivingGoalStep) Run(s *decideState) error {
-	if st.Models == nil || st.Guard == nil || !st.Guard.Config.OnPurpose || !PreemptionDetect(s.Snap, st.Guard.Config.Enabled, st.Guard.YarnSite).On {
+	if st.Models == nil || st.Guard == nil || !st.Guard.Config.OnPurpose || !st.Guard.rmPreempts(s.Snap) {
 		return nil
 	}
-	slots := map[string]int64{}
-	for _, p := range s.Parts {
-		for _, n := range p.Slots {
-			slots[p.Name] += n
-		}
-	}
+	slots := partitionTotals(s.Parts)
 	queueMax := func(q string) int {
 		leaf, ok := s.Tree.ByPath[q]
 		if !ok {
 			return 0
 		}
 		p := leaf.DefaultLabelExpression
-		return int(leaf.AbsMaxCapacity[p] * float64(slots[p]))
+		return int(leaf.AbsMaxCapacity[p] * slots[p])
 	}
 	s.Arriving = arrivingClaims(s.Snap, st.Models(), s.ClassOf, st.SLOs, queueMax, st.Confidence, st.Samples)
 	for _, c := range s.Arriving {

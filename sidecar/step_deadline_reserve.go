@@ -57,7 +57,7 @@ type deadlineReserveStep struct {
 // minimums are the band minimums set aside first (bandMinimums), when the
 // RM preempts; none otherwise.
 func (st deadlineReserveStep) minimums(s *decideState, full map[string]float64) map[string]float64 {
-	if st.Guard == nil || !PreemptionDetect(s.Snap, st.Guard.Config.Enabled, st.Guard.YarnSite).On {
+	if !st.Guard.rmPreempts(s.Snap) {
 		return map[string]float64{}
 	}
 	return bandMinimums(s, st.Bands, st.Seen, full)

@@ -29,7 +29,7 @@ type goalHoldStep struct {
 func (goalHoldStep) Name() string { return "goal jobs keep what they run" }
 
 func (st goalHoldStep) Run(s *decideState) error {
-	if st.Guard == nil || !PreemptionDetect(s.Snap, st.Guard.Config.Enabled, st.Guard.YarnSite).On {
+	if !st.Guard.rmPreempts(s.Snap) {
 		return nil
 	}
 	s.Holding = holdClaims(s.Deadlines, promisedContainers(s, st.Seen))

@@ -76,6 +76,12 @@ func PreemptionDetect(snap cluster.Snapshot, configured string, yarnSite map[str
 	return st
 }
 
+// rmPreempts says whether the RM preempts (PreemptionDetect with the
+// guard's configuration); false without a guard.
+func (g *PreemptionGuard) rmPreempts(snap cluster.Snapshot) bool {
+	return g != nil && PreemptionDetect(snap, g.Config.Enabled, g.YarnSite).On
+}
+
 // maxWaitBeforeKill is yarn-site's max_wait_before_kill (ms), else the
 // policy's default.
 func maxWaitBeforeKill(yarnSite map[string]string) time.Duration {
