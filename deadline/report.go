@@ -70,6 +70,10 @@ type JobReport struct {
 	// ResidualKey is the class key the outlook's residuals are kept
 	// under (ResidualKeyOf): what the tracker scores it as.
 	ResidualKey string `json:"residualKey,omitempty"`
+	// Pooled is, for an outlook of a class with too few residuals of its
+	// own (ReportOptions.PoolEarly), how many residuals of other classes
+	// gave it their spread (Residuals.Pooled; 0: none).
+	Pooled int `json:"pooled,omitempty"`
 	// Recalibrated is how many finished outlooks' PITs recalibrated this
 	// one (ReportOptions.Recalibration; 0: none).
 	Recalibrated int `json:"recalibrated,omitempty"`
@@ -145,6 +149,13 @@ type ReportOptions struct {
 	// its earlier runs ended (Calibrated); classes and stages with fewer
 	// than Residuals.MinN keep the model's own distribution.
 	Residuals *Residuals
+	// PoolEarly calibrates an outlook whose class has fewer than
+	// Residuals.MinN residuals at its stage by the other classes'
+	// residuals, centred partway to its own (Residuals.Pooled), instead
+	// of leaving the model's own spread. P50 stays the model's unless
+	// PoolPoint, which corrects it by the pooled residuals as by a
+	// class's own (ShrunkRatio).
+	PoolEarly, PoolPoint bool
 	// Recalibration, when set, maps each outlook through the PITs of
 	// finished outlooks of its key and stage (Distribution.Recal); keys
 	// and stages with fewer than its MinN are left as they are.
@@ -238,12 +249,24 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 				d.Conformal = !o.StepCDF
 				jr.Residuals = len(rs)
 			}
+			p50 := pointRemain(d, jr.ModelRemain, rs, o.MedianPoint)
+			if rs == nil && o.PoolEarly {
+				if ps := o.Residuals.Pooled(jr.ResidualKey, jr.Stage); ps != nil {
+					d = Calibrated(jr.ModelRemain, ps)
+					d.Conformal = !o.StepCDF
+					jr.Pooled = len(ps)
+					rs = ps
+					if o.PoolPoint {
+						p50 = pointRemain(d, jr.ModelRemain, rs, o.MedianPoint)
+					}
+				}
+			}
 			if pits := o.Recalibration.Of(RecalKeyOf(jr.ResidualKey, jr.Residuals), jr.Stage); pits != nil {
 				d.Recal = pits
 				jr.Recalibrated = len(pits)
 			}
 			jr.Dist = d
-			jr.P50 = snap.Time.Add(secs(pointRemain(d, jr.ModelRemain, rs, o.MedianPoint)))
+			jr.P50 = snap.Time.Add(secs(p50))
 			jr.P90 = snap.Time.Add(secs(d.Quantile(0.9)))
 			for _, q := range []float64{0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 1} {
 				jr.CDF = append(jr.CDF, [2]float64{d.Quantile(q), q})

@@ -253,7 +253,8 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	// variant's own model prediction.
 	resOf := map[int]*deadline.Residuals{4: deadline.NewResiduals(), 5: deadline.NewResiduals(), 8: deadline.NewResiduals(), 9: deadline.NewResiduals(), 10: deadline.NewResiduals(), 11: deadline.NewResiduals(),
 		12: deadline.NewResiduals(), 13: deadline.NewResiduals(), 14: deadline.NewResiduals(), 15: deadline.NewResiduals(), 16: deadline.NewResiduals(),
-		17: deadline.NewResiduals()}
+		17: deadline.NewResiduals(), 18: deadline.NewResiduals(), 19: deadline.NewResiduals(),
+		20: deadline.NewResiduals(), 21: deadline.NewResiduals()}
 	// Variants whose residuals are scores normalized by each outlook's
 	// own spread (deadline.NormalizedScore).
 	normalized := map[int]bool{17: true}
@@ -475,10 +476,29 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			typedNorm := defTyped
 			typedNorm.NormalizedResiduals = true
 			typedNorm.Residuals = resOf[17]
+			// Candidates: 16 and the default (11) with the outlooks of
+			// classes short of residuals calibrated by the other classes'
+			// (deadline.Residuals.Pooled) instead of the model's spread.
+			typedPooled := defTyped
+			typedPooled.PoolEarly = true
+			typedPooled.Residuals = resOf[18]
+			defPooled := def
+			defPooled.PoolEarly = true
+			defPooled.Residuals = resOf[19]
+			// And with the P50 of those outlooks corrected by the pooled
+			// residuals too (ReportOptions.PoolPoint).
+			typedPooledPoint := typedPooled
+			typedPooledPoint.PoolPoint = true
+			typedPooledPoint.Residuals = resOf[20]
+			defPooledPoint := defPooled
+			defPooledPoint.PoolPoint = true
+			defPooledPoint.Residuals = resOf[21]
 			variants := [][]deadline.QueueReport{deadline.Report(dueSnap, models, opts), deadline.Report(dueSnap, models, own), nil, nil, deadline.Report(dueSnap, models, cal),
 				deadline.Report(dueSnap, models, rates), deadline.Report(dueSnap, models, rawRates), deadline.Report(dueSnap, models, conf), deadline.Report(dueSnap, models, typed), deadline.Report(dueSnap, models, reduceRates), deadline.Report(dueSnap, models, split),
 				deadline.Report(dueSnap, models, def), deadline.Report(dueSnap, models, typedRecal), deadline.Report(dueSnap, models, defRecal), deadline.Report(dueSnap, models, defTypedRecal),
-				deadline.Report(dueSnap, models, medianPoint), deadline.Report(dueSnap, models, defTyped), deadline.Report(dueSnap, models, typedNorm)}
+				deadline.Report(dueSnap, models, medianPoint), deadline.Report(dueSnap, models, defTyped), deadline.Report(dueSnap, models, typedNorm),
+				deadline.Report(dueSnap, models, typedPooled), deadline.Report(dueSnap, models, defPooled),
+				deadline.Report(dueSnap, models, typedPooledPoint), deadline.Report(dueSnap, models, defPooledPoint)}
 			for _, a := range due {
 				frac := float64(a.Job.MapsCompleted) / float64(a.Job.MapsTotal)
 				stage := 10
@@ -507,7 +527,7 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 								continue
 							}
 							pending = append(pending, predictionPoint{class: j.Class, variant: v, stage: stage, cdf: j.CDF, dist: j.Dist, predictedAt: snap.Time, submit: a.StartedTime,
-								actual: j.P50, held: a.RunningContainers - 1 - a.Job.ReducesRunning, residuals: j.Residuals})
+								actual: j.P50, held: a.RunningContainers - 1 - a.Job.ReducesRunning, residuals: j.Residuals, pooled: j.Pooled})
 							if resOf[v] != nil && j.Stage == stage && j.ModelRemain > 0 {
 								open[v][a.ID] = append(open[v][a.ID], deadline.Residual{Class: j.ResidualKey, Stage: stage, Ratio: j.ModelRemain})
 								openAt[v][a.ID] = append(openAt[v][a.ID], snap.Time)
@@ -562,7 +582,11 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	rows = append(rows, predictionRows(points, 16, sc.Name, "candidate, the report's default with running reduces at their node type's fit (deadline.ReduceKinds), not recalibrated: ")...)
 	rows = append(rows, predictionRows(points, 9, sc.Name, "candidate, node-typed reduces and running reduces by their own rates once the maps are done (deadline.ReduceRemains): ")...)
 	rows = append(rows, predictionRows(points, 17, sc.Name, "candidate, 16 calibrated by residuals normalized by each outlook's own spread (deadline.NormalizedScore, locally weighted conformal): ")...)
-	rows = append(rows, calibrationSplitRow(points, []int{11, 16, 17}, sc.Name))
+	rows = append(rows, predictionRows(points, 18, sc.Name, "candidate, 16 with classes short of residuals calibrated by the other classes', partially pooled (deadline.Residuals.Pooled): ")...)
+	rows = append(rows, predictionRows(points, 19, sc.Name, "candidate, the report's default (11) with classes short of residuals calibrated by the other classes', partially pooled (deadline.Residuals.Pooled): ")...)
+	rows = append(rows, predictionRows(points, 20, sc.Name, "candidate, 18 with those outlooks' P50 corrected by the pooled residuals (PoolPoint): ")...)
+	rows = append(rows, predictionRows(points, 21, sc.Name, "candidate, 19 with those outlooks' P50 corrected by the pooled residuals (PoolPoint): ")...)
+	rows = append(rows, calibrationSplitRow(points, []int{11, 16, 18, 19, 20, 21}, sc.Name))
 	return append(rows, residualRow(points, res, jobsByClass, sc.Name)), nil
 }
 
@@ -597,7 +621,10 @@ func calibrationParts(all []predictionPoint, variant int) map[string][]predictio
 			continue
 		}
 		src := "calibrated"
-		if p.residuals == 0 {
+		switch {
+		case p.pooled > 0:
+			src = "pooled"
+		case p.residuals == 0:
 			src = "model's own spread"
 		}
 		for _, k := range []string{src, fmt.Sprintf("stage %d", p.stage), "class " + p.class} {
@@ -662,7 +689,10 @@ type predictionPoint struct {
 	// shrunk correction (deadline.ShrunkRatio), the report's default; 15:
 	// 11 with P50 at the calibrated median (the previous default); 16: 11
 	// with running reduces at their node type's fit; 17: 16 calibrated by
-	// residuals normalized by each outlook's spread. 0-10 cost running
+	// residuals normalized by each outlook's spread; 18 and 19: 16 and
+	// 11 with classes short of residuals calibrated by the other
+	// classes' (deadline.Residuals.Pooled); 20 and 21: 18 and 19 with
+	// those outlooks' P50 corrected by them too. 0-10 cost running
 	// reduces whole (WholeRunningReduces); 0-10, 12 and 15 put P50 at the
 	// distribution's median (MedianPoint).
 	variant     int
@@ -675,6 +705,7 @@ type predictionPoint struct {
 	dist        deadline.Distribution
 	p50         time.Time // the predicted finish (actual holds the real one)
 	residuals   int       // calibrated variant: residuals used (0: the raw model)
+	pooled      int       // other classes' residuals used instead (deadline.Residuals.Pooled)
 	predictedAt time.Time
 	submit      time.Time
 	actual      time.Time

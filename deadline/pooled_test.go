@@ -1,0 +1,103 @@
+package deadline
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+)
+
+func TestResidualsPooled(t *testing.T) {
+	r := &Residuals{Max: 10, MinN: 3}
+	add := func(class string, logs ...float64) {
+		for _, l := range logs {
+			r.Add(Residual{Class: class, Stage: 20, Ratio: math.Exp(l)})
+		}
+	}
+	// Donors at stage 20: a (median 0.2, deviations −0.2 0 0.2) and b
+	// (median 0.6, deviations −0.1 0 0.3); m₀ = median(0.2, 0.6) = 0.4.
+	add("a", 0, 0.2, 0.4)
+	add("b", 0.5, 0.6, 0.9)
+	add("c", 1.0) // one run of its own: z = 1/(1+3)
+	add("t"+TypedReducesSuffix, 0, 0, 0)
+	r.Add(Residual{Class: "a", Stage: 10, Ratio: 1})
+	tests := []struct {
+		name  string
+		key   string
+		stage int
+		want  []float64 // logs, donors in key order
+	}{
+		{"no runs of its own: the donors' deviations around m₀", "d", 20, []float64{0.2, 0.4, 0.6, 0.3, 0.4, 0.7}},
+		// centre 0.25·1.0 + 0.75·0.4 = 0.55
+		{"one run of its own moves the centre a quarter of the way", "c", 20, []float64{0.35, 0.55, 0.75, 0.45, 0.55, 0.85}},
+		// a is no donor of itself: b alone, m₀ 0.6, z = 3/6, centre 0.4
+		{"a donor pools with the others only", "a", 20, []float64{0.3, 0.4, 0.7}},
+		{"typed outlooks pool with typed donors only", "c" + TypedReducesSuffix, 20, []float64{0, 0, 0}},
+		{"no class has MinN at the stage: none", "d", 10, nil},
+		{"no stage 50 anywhere", "d", 50, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := r.Pooled(tt.key, tt.stage)
+			if len(got) != len(tt.want) {
+				t.Fatalf("Pooled(%s, %d) = %v, want exp of %v", tt.key, tt.stage, got, tt.want)
+			}
+			for i := range got {
+				if math.Abs(math.Log(got[i])-tt.want[i]) > 1e-9 {
+					t.Errorf("Pooled(%s, %d)[%d] = exp(%v), want exp(%v)", tt.key, tt.stage, i, math.Log(got[i]), tt.want[i])
+				}
+			}
+		})
+	}
+	if got := (*Residuals)(nil).Pooled("d", 20); got != nil {
+		t.Errorf("nil Residuals: Pooled = %v, want nil", got)
+	}
+}
+
+// An outlook of a class without residuals takes, under PoolEarly, the
+// spread of a class that has them (its own P50 stays the model's); not
+// without PoolEarly, and not when its class has enough of its own.
+func TestReportPoolEarly(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	// 8 maps of exactly 10 s on 2 containers: the model says 40 s.
+	models := map[string]PhaseModel{"etl": {Map: LogNormal{Mu: math.Log(10)}}}
+	app := cluster.App{ID: "a1", Name: "a1", Queue: "root.q", State: cluster.AppRunning, Progress: 20, Type: "MAPREDUCE",
+		StartedTime: now.Add(-10 * time.Minute), Tags: []string{"deadline=+10m50s", "jobclass=etl"}, RunningContainers: 3,
+		Job: &cluster.Job{MapsTotal: 10, MapsCompleted: 2}}
+	snap := cluster.Snapshot{Time: now, Apps: []cluster.App{app}}
+	classOf := func(a cluster.App) string { v, _ := a.Tag("jobclass"); return v }
+	slow := []float64{1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2.0}
+	tests := []struct {
+		name      string
+		res       []Residual
+		pool      bool
+		wantPMeet float64 // deadline 50 s away
+		wantN     int     // own residuals
+		wantPool  int
+	}{
+		{"off: the model's own spread", residualsAt("sort", 20, slow), false, 1, 0, 0},
+		// sort's ten, centred on their own median (no etl runs): 40·r,
+		// 50 is 2.5/11 of the way as with etl's own.
+		{"on: sort's spread", residualsAt("sort", 20, slow), true, 2.5 / 11, 0, 10},
+		{"on, no class has enough: the model's", residualsAt("sort", 20, slow[:9]), true, 1, 0, 0},
+		{"on, etl has its own: those", residualsAt("etl", 20, slow), true, 2.5 / 11, 10, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewResiduals()
+			for _, x := range tt.res {
+				r.Add(x)
+			}
+			j := Report(snap, models, ReportOptions{ClassOf: classOf, Samples: 20, Residuals: r, PoolEarly: tt.pool})[0].Jobs[0]
+			if j.PMeet == nil || math.Abs(*j.PMeet-tt.wantPMeet) > 1e-12 || j.Residuals != tt.wantN || j.Pooled != tt.wantPool {
+				t.Errorf("P(meet) %v from %d own and %d pooled residuals, want %v from %d and %d", j.PMeet, j.Residuals, j.Pooled, tt.wantPMeet, tt.wantN, tt.wantPool)
+			}
+			if tt.wantN == 0 {
+				if got := j.P50.Sub(now).Seconds(); math.Abs(got-40) > 1e-6 {
+					t.Errorf("p50 in %v s, want the model's 40", got)
+				}
+			}
+		})
+	}
+}
