@@ -154,8 +154,12 @@ type ReportOptions struct {
 	// residuals, centred partway to its own (Residuals.Pooled), instead
 	// of leaving the model's own spread. P50 stays the model's unless
 	// PoolPoint, which corrects it by the pooled residuals as by a
-	// class's own (ShrunkRatio).
-	PoolEarly, PoolPoint bool
+	// class's own (ShrunkRatio). PoolBelow (above Residuals.MinN)
+	// pools classes with fewer than that many of their own too; PoolEB
+	// estimates the pooling's credibility from the classes
+	// (Residuals.PooledEB).
+	PoolEarly, PoolPoint, PoolEB bool
+	PoolBelow                    int
 	// Recalibration, when set, maps each outlook through the PITs of
 	// finished outlooks of its key and stage (Distribution.Recal); keys
 	// and stages with fewer than its MinN are left as they are.
@@ -250,8 +254,12 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 				jr.Residuals = len(rs)
 			}
 			p50 := pointRemain(d, jr.ModelRemain, rs, o.MedianPoint)
-			if rs == nil && o.PoolEarly {
-				if ps := o.Residuals.Pooled(jr.ResidualKey, jr.Stage); ps != nil {
+			if o.PoolEarly {
+				pooled := o.Residuals.Pooled
+				if o.PoolEB {
+					pooled = o.Residuals.PooledEB
+				}
+				if ps := pooled(jr.ResidualKey, jr.Stage, o.PoolBelow); ps != nil {
 					d = Calibrated(jr.ModelRemain, ps)
 					d.Conformal = !o.StepCDF
 					jr.Pooled = len(ps)

@@ -254,7 +254,8 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	resOf := map[int]*deadline.Residuals{4: deadline.NewResiduals(), 5: deadline.NewResiduals(), 8: deadline.NewResiduals(), 9: deadline.NewResiduals(), 10: deadline.NewResiduals(), 11: deadline.NewResiduals(),
 		12: deadline.NewResiduals(), 13: deadline.NewResiduals(), 14: deadline.NewResiduals(), 15: deadline.NewResiduals(), 16: deadline.NewResiduals(),
 		17: deadline.NewResiduals(), 18: deadline.NewResiduals(), 19: deadline.NewResiduals(),
-		20: deadline.NewResiduals(), 21: deadline.NewResiduals()}
+		20: deadline.NewResiduals(), 21: deadline.NewResiduals(), 22: deadline.NewResiduals(), 23: deadline.NewResiduals(),
+		24: deadline.NewResiduals(), 25: deadline.NewResiduals()}
 	// Variants whose residuals are scores normalized by each outlook's
 	// own spread (deadline.NormalizedScore).
 	normalized := map[int]bool{17: true}
@@ -493,12 +494,30 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			defPooledPoint := defPooled
 			defPooledPoint.PoolPoint = true
 			defPooledPoint.Residuals = resOf[21]
+			// And 18 pooling classes with fewer than 20 or 30 residuals of
+			// their own too (ReportOptions.PoolBelow).
+			typedPooled20 := typedPooled
+			typedPooled20.PoolBelow = 20
+			typedPooled20.Residuals = resOf[22]
+			typedPooled30 := typedPooled
+			typedPooled30.PoolBelow = 30
+			typedPooled30.Residuals = resOf[23]
+			// And 18 and 22 with the pooling's credibility estimated from
+			// the classes (ReportOptions.PoolEB).
+			typedPooledEB := typedPooled
+			typedPooledEB.PoolEB = true
+			typedPooledEB.Residuals = resOf[24]
+			typedPooled20EB := typedPooled20
+			typedPooled20EB.PoolEB = true
+			typedPooled20EB.Residuals = resOf[25]
 			variants := [][]deadline.QueueReport{deadline.Report(dueSnap, models, opts), deadline.Report(dueSnap, models, own), nil, nil, deadline.Report(dueSnap, models, cal),
 				deadline.Report(dueSnap, models, rates), deadline.Report(dueSnap, models, rawRates), deadline.Report(dueSnap, models, conf), deadline.Report(dueSnap, models, typed), deadline.Report(dueSnap, models, reduceRates), deadline.Report(dueSnap, models, split),
 				deadline.Report(dueSnap, models, def), deadline.Report(dueSnap, models, typedRecal), deadline.Report(dueSnap, models, defRecal), deadline.Report(dueSnap, models, defTypedRecal),
 				deadline.Report(dueSnap, models, medianPoint), deadline.Report(dueSnap, models, defTyped), deadline.Report(dueSnap, models, typedNorm),
 				deadline.Report(dueSnap, models, typedPooled), deadline.Report(dueSnap, models, defPooled),
-				deadline.Report(dueSnap, models, typedPooledPoint), deadline.Report(dueSnap, models, defPooledPoint)}
+				deadline.Report(dueSnap, models, typedPooledPoint), deadline.Report(dueSnap, models, defPooledPoint),
+				deadline.Report(dueSnap, models, typedPooled20), deadline.Report(dueSnap, models, typedPooled30),
+				deadline.Report(dueSnap, models, typedPooledEB), deadline.Report(dueSnap, models, typedPooled20EB)}
 			for _, a := range due {
 				frac := float64(a.Job.MapsCompleted) / float64(a.Job.MapsTotal)
 				stage := 10
@@ -586,7 +605,11 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	rows = append(rows, predictionRows(points, 19, sc.Name, "candidate, the report's default (11) with classes short of residuals calibrated by the other classes', partially pooled (deadline.Residuals.Pooled): ")...)
 	rows = append(rows, predictionRows(points, 20, sc.Name, "candidate, 18 with those outlooks' P50 corrected by the pooled residuals (PoolPoint): ")...)
 	rows = append(rows, predictionRows(points, 21, sc.Name, "candidate, 19 with those outlooks' P50 corrected by the pooled residuals (PoolPoint): ")...)
-	rows = append(rows, calibrationSplitRow(points, []int{11, 16, 18, 19, 20, 21}, sc.Name))
+	rows = append(rows, predictionRows(points, 22, sc.Name, "candidate, 18 pooling classes with fewer than 20 residuals of their own too (PoolBelow): ")...)
+	rows = append(rows, predictionRows(points, 23, sc.Name, "candidate, 18 pooling classes with fewer than 30 residuals of their own too (PoolBelow): ")...)
+	rows = append(rows, predictionRows(points, 24, sc.Name, "candidate, 18 with the pooling's credibility estimated from the classes (deadline.Residuals.PooledEB): ")...)
+	rows = append(rows, predictionRows(points, 25, sc.Name, "candidate, 22 with the pooling's credibility estimated from the classes (deadline.Residuals.PooledEB): ")...)
+	rows = append(rows, calibrationSplitRow(points, []int{11, 16, 18, 22, 24, 25}, sc.Name))
 	return append(rows, residualRow(points, res, jobsByClass, sc.Name)), nil
 }
 
@@ -692,7 +715,9 @@ type predictionPoint struct {
 	// residuals normalized by each outlook's spread; 18 and 19: 16 and
 	// 11 with classes short of residuals calibrated by the other
 	// classes' (deadline.Residuals.Pooled); 20 and 21: 18 and 19 with
-	// those outlooks' P50 corrected by them too. 0-10 cost running
+	// those outlooks' P50 corrected by them too; 22 and 23: 18 pooling
+	// classes with fewer than 20 or 30 of their own; 24 and 25: 18 and
+	// 22 with the pooling's credibility estimated (PooledEB). 0-10 cost running
 	// reduces whole (WholeRunningReduces); 0-10, 12 and 15 put P50 at the
 	// distribution's median (MedianPoint).
 	variant     int
