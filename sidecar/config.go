@@ -229,6 +229,12 @@ type SafetyConfig struct {
 	// (BusyQueueFloor). Opt-in: it pins both queues of a two-queue cluster
 	// that is busy everywhere, where moving capacity is the lever.
 	KeepBusyQueues bool `yaml:"keep_busy_queues"`
+	// RaiseMaximumCapacity lets the sidecar set the leaves it plans to
+	// maximum-capacity 100, so any queue may borrow all idle capacity.
+	// Off (the default), each keeps the maximum-capacity the admin had set
+	// when the sidecar first saw it, raised only as far as a capacity the
+	// sidecar writes requires (step_ceilings.go).
+	RaiseMaximumCapacity bool `yaml:"raise_maximum_capacity"`
 	// AllowNodeLabelChanges lets the sidecar add labels or relabel nodes.
 	AllowNodeLabelChanges bool `yaml:"allow_node_label_changes"`
 	// VerifyTimeout bounds the read-back after a mutation.

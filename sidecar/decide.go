@@ -38,6 +38,10 @@ type PSDecider struct {
 	// KeepRackLocalityReset leaves yarn.scheduler.capacity.rack-locality-full-reset
 	// alone even when queues are routed to labelled partitions.
 	KeepRackLocalityReset bool
+	// RaiseMaxCapacity lets the plan set planned leaves' maximum-capacity
+	// to 100 (safety.raise_maximum_capacity); false keeps the admin's
+	// ceilings (step_ceilings.go).
+	RaiseMaxCapacity bool
 	// Guarantees are the admin's bands (Config.Bands).
 	Guarantees GuaranteeBands
 	// RMVersion is the ResourceManager's hadoopVersion (/cluster/info):

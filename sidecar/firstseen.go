@@ -48,6 +48,12 @@ type SeenValue struct {
 	// kept on its default-partition entry (nil: recorded before homes
 	// were, or another partition's entry).
 	Home *string `json:"home,omitempty"`
+	// MaxShare is the queue's maximum-capacity in the partition when first
+	// seen (percent of the parent; 100 when the admin set none), the
+	// ceiling the sidecar keeps unless safety.raise_maximum_capacity
+	// (step_ceilings.go). Nil: recorded before ceilings were, or not in
+	// percentage mode.
+	MaxShare *float64 `json:"maxCapacityPct,omitempty"`
 }
 
 func seenKey(queue, partition string) string { return queue + "\x00" + partition }
@@ -106,6 +112,10 @@ func (f *FirstSeen) Observe(tree *schedconf.Tree) (map[string]SeenValue, error) 
 				continue
 			}
 			sv := SeenValue{Raw: v.Raw, Mode: string(v.Mode), Share: shareOfParent(q, p), AbsShare: q.AbsCapacity[p]}
+			if m, ok := q.MaxCapacity[p]; !ok || m.Mode == schedconf.ModePercentage {
+				ceiling := maxPercentOf(q, p)
+				sv.MaxShare = &ceiling
+			}
 			if p == "" {
 				home := q.DefaultLabelExpression
 				sv.Home = &home

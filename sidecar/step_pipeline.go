@@ -89,6 +89,8 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		deadlineReserveStep{Seen: seen, Bands: d.Guarantees, Guard: d.Preemption},
 		hierarchyStep{},
 		targetsStep{},
+		// Right after the targets, which plan maximum-capacity 100.
+		ceilingsStep{Raise: d.RaiseMaxCapacity, Seen: seen},
 		// Before the restores: an idle queue sent home from calibration
 		// is a move back to the admin's home.
 		calibrationReturnStep{Sent: d.sent, Seen: seen},

@@ -27,6 +27,11 @@ import (
 // partitions is the minimum itself here: every queue may use the default
 // partition, which holds cpu-new.) Non-exclusive partitions' idle nodes
 // serving default-partition work are not counted in the bound.
+//
+// The maps that started within sim.EarlyWindow (the sidecar's 30 s cycle)
+// of their job's submission are shown apart: they may have been placed
+// before any cycle saw the job, so only a home their queue already had
+// could have chosen their partition.
 
 // goalWork is the decomposition over a set of runs.
 type goalWork struct {
@@ -102,6 +107,8 @@ func decomposeGoalWork(sc *sim.Scenario, rs []experiment.Result) goalWork {
 				t := g.maps[j.Class][typ]
 				t.Seconds += u.Seconds
 				t.Least += u.Least
+				t.Early += u.Early
+				t.EarlyLeast += u.EarlyLeast
 				g.maps[j.Class][typ] = t
 				used, least = used+u.Seconds, least+u.Least
 			}
@@ -128,10 +135,11 @@ func (g goalWork) classFigure(class string) string {
 		return "no goal jobs"
 	}
 	var parts []string
-	var used float64
+	var used, early float64
 	for _, typ := range slices.Sorted(maps.Keys(g.maps[class])) {
 		u := g.maps[class][typ]
 		used += u.Seconds
+		early += u.Early - u.EarlyLeast
 		parts = append(parts, fmt.Sprintf("%s %+.3f", typ, (u.Seconds-u.Least)/g.least))
 	}
 	parts = append(parts, fmt.Sprintf("reduces %+.3f", g.reduces[class]/g.least))
@@ -139,16 +147,17 @@ func (g goalWork) classFigure(class string) string {
 	if g.mapsMin[class] > 0 && g.bound[class] > 0 {
 		f += fmt.Sprintf("; maps %.2f× their minimum, %.2f× the partition bound", used/g.mapsMin[class], used/g.bound[class])
 	}
-	return f
+	return f + fmt.Sprintf("; of the maps' part, %+.3f started within %s of submission", early/g.least, sim.EarlyWindow)
 }
 
 // totalFigure is every class's maps against both bounds, and the killed
 // attempts' share of the minimum.
 func (g goalWork) totalFigure() string {
-	var used, least, bound, red float64
+	var used, least, bound, red, early float64
 	for c, types := range g.maps {
 		for _, u := range types {
 			used += u.Seconds
+			early += u.Early - u.EarlyLeast
 		}
 		least += g.mapsMin[c]
 		bound += g.bound[c]
@@ -157,6 +166,6 @@ func (g goalWork) totalFigure() string {
 	if least == 0 || bound == 0 || g.least == 0 {
 		return "no goal jobs"
 	}
-	return fmt.Sprintf("maps %+.3f (%.2f× their minimum, %.2f× the partition bound, which is %.2f× the minimum), reduces %+.3f, killed %.3f",
-		(used-least)/g.least, used/least, used/bound, bound/least, red/g.least, g.killed/g.least)
+	return fmt.Sprintf("maps %+.3f (%.2f× their minimum, %.2f× the partition bound, which is %.2f× the minimum; %+.3f started within %s of submission), reduces %+.3f, killed %.3f",
+		(used-least)/g.least, used/least, used/bound, bound/least, early/g.least, sim.EarlyWindow, red/g.least, g.killed/g.least)
 }

@@ -37,10 +37,11 @@ func TestDecomposeGoalWork(t *testing.T) {
 	}
 	dl := time.Now()
 	// Maps: 100 s of work at speed 1, no reads; least 25 s (on gpu). They
-	// ran 40 s on gpu (least 10) and 60 s on old (least 15). Reduces used
-	// 20 s over a least of 5: the job used 120 s over a minimum of 30.
+	// ran 40 s on gpu (least 10) and 60 s on old (least 15), of which the
+	// maps that started at once 30 s on old (least 6). Reduces used 20 s
+	// over a least of 5: the job used 120 s over a minimum of 30.
 	job := sim.JobResult{Class: "c", Queue: "root.q", Deadline: &dl, TaskSeconds: 120, MinTaskSeconds: 30, MapProc: 100,
-		MapUse: map[string]sim.TypeUse{"gpu": {Seconds: 40, Least: 10}, "old": {Seconds: 60, Least: 15}}}
+		MapUse: map[string]sim.TypeUse{"gpu": {Seconds: 40, Least: 10}, "old": {Seconds: 60, Least: 15, Early: 30, EarlyLeast: 6}}}
 	noGoal := sim.JobResult{Class: "c", Queue: "root.q", TaskSeconds: 1000, MinTaskSeconds: 1}
 	g := decomposeGoalWork(sc, []experiment.Result{{Jobs: []sim.JobResult{job, noGoal}}})
 	if g.least != 30 || g.mapsMin["c"] != 25 || math.Abs(g.reduces["c"]-15) > 1e-9 {
@@ -51,9 +52,14 @@ func TestDecomposeGoalWork(t *testing.T) {
 		t.Errorf("partition bound %v, want 87.5", g.bound["c"])
 	}
 	// Shares of the minimum: gpu +1, old +1.5, reduces +0.5, adding up to
-	// 120/30 − 1.
-	want := "gpu +1.000, old +1.500, reduces +0.500; maps 4.00× their minimum, 1.14× the partition bound"
+	// 120/30 − 1; of the maps' +2.5, the early maps' (30−6)/30 = +0.8.
+	want := "gpu +1.000, old +1.500, reduces +0.500; maps 4.00× their minimum, 1.14× the partition bound; of the maps' part, +0.800 started within 30s of submission"
 	if got := g.classFigure("c"); got != want {
 		t.Errorf("class figure\n got %s\nwant %s", got, want)
+	}
+	// The partition bound over the maps' minimum: 87.5/25.
+	want = "maps +2.500 (4.00× their minimum, 1.14× the partition bound, which is 3.50× the minimum; +0.800 started within 30s of submission), reduces +0.500, killed 0.000"
+	if got := g.totalFigure(); got != want {
+		t.Errorf("total figure\n got %s\nwant %s", got, want)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -163,14 +164,17 @@ func runTrees(o Options) ([]Row, error) {
 				first = out[i].violations[0]
 			}
 			applied += out[i].res.Applied
-			hours += float64(out[i].res.Cycles) * 30 / 3600
+			// A run shorter than an hour has all its mutations inside one
+			// hour's window: count it as one hour, not extrapolate its
+			// minutes to a rate the limiter never saw.
+			hours += math.Max(float64(out[i].res.Cycles)*30/3600, 1)
 		}
 		if skipped != "" {
 			row(s+": default band", "skipped: "+skipped, "", "", "")
 			continue
 		}
 		k := len(bounded)
-		row(fmt.Sprintf("%s (%d seeds): mutations per hour, mean (most in any hour)", s, k),
+		row(fmt.Sprintf("%s (%d seeds): mutations per hour, mean (most in any hour; a run under an hour counts as one)", s, k),
 			fmt.Sprintf("%.1f (%d)", float64(applied)/hours, maxPH), "", "", "≤ max_mutations_per_hour ("+strconv.Itoa(sidecar.DefaultMaxMutationsPerHour)+")")
 		v := fmt.Sprint(viol)
 		if first != "" {

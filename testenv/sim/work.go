@@ -85,8 +85,17 @@ func (sc *Scenario) mapWork(cls ClassSpec, bytes int64) (proc, read float64) {
 // TypeUse is what a job's maps used on one node type: their attempts'
 // container-seconds (killed ones included) and the least those maps
 // needed (MinWork's map term), each map counted under the node type its
-// last attempt ran on.
-type TypeUse struct{ Seconds, Least float64 }
+// last attempt ran on. Early and EarlyLeast are the part of each of the
+// maps whose first attempt started within EarlyWindow of the job's
+// submission.
+type TypeUse struct{ Seconds, Least, Early, EarlyLeast float64 }
+
+// EarlyWindow is the sidecar's default control cycle (30 s): a map that
+// starts this soon after its job's submission may be placed before any
+// cycle has seen the job, so no decision about the job chose its node
+// type (on an idle cluster the MapReduce AM's maps all start within
+// seconds of its own start).
+const EarlyWindow = 30 * time.Second
 
 // mapUse splits an app's maps by node type (TypeUse) and sums their work
 // at speed 1 and reads (mapWork), from which a bound at another speed
@@ -99,13 +108,18 @@ func (c *Cluster) mapUse(a *app) (use map[string]TypeUse, proc, read float64) {
 		if len(t.attempts) == 0 {
 			continue
 		}
+		early := t.attempts[0].start.Sub(a.submit) <= EarlyWindow
 		for _, at := range t.attempts {
 			end := at.finish
 			if at.state == "RUNNING" || end.IsZero() {
 				end = c.now
 			}
 			u := use[at.node.typ]
-			u.Seconds += end.Sub(at.start).Seconds()
+			sec := end.Sub(at.start).Seconds()
+			u.Seconds += sec
+			if early {
+				u.Early += sec
+			}
 			use[at.node.typ] = u
 		}
 		p, r := c.sc.mapWork(cls, t.bytes)
@@ -114,6 +128,9 @@ func (c *Cluster) mapUse(a *app) (use map[string]TypeUse, proc, read float64) {
 			last := t.attempts[len(t.attempts)-1].node.typ
 			u := use[last]
 			u.Least += p/speed + r
+			if early {
+				u.EarlyLeast += p/speed + r
+			}
 			use[last] = u
 		}
 	}

@@ -98,6 +98,26 @@ func TestJobResultWork(t *testing.T) {
 			t.Errorf("%s: maps' work at speed 1 %v + reads %v = %v, want the minimum %v", r.Name, r.MapProc, r.MapRead, got, r.MinTaskSeconds)
 		}
 	}
+	// A's first wave starts at once (within EarlyWindow of its
+	// submission), its later waves only as the first ones finish (200 s):
+	// the early part is the first wave's maps, counted from the attempts.
+	var early int
+	for _, tk := range c.apps[0].maps {
+		if len(tk.attempts) > 0 && tk.attempts[0].start.Sub(c.apps[0].submit) <= EarlyWindow {
+			early++
+		}
+	}
+	if early == 0 || early == len(c.apps[0].maps) {
+		t.Fatalf("A: %d of %d maps started within %s of submission; want some, not all", early, len(c.apps[0].maps), EarlyWindow)
+	}
+	for _, u := range a.MapUse {
+		if want := float64(early) * (200 + read); math.Abs(u.EarlyLeast-want) > 1e-6 {
+			t.Errorf("A: early maps' least %v, want %d × %v = %v", u.EarlyLeast, early, 200+read, want)
+		}
+		if u.Early < u.EarlyLeast-1e-6 || u.Early >= u.Seconds {
+			t.Errorf("A: early maps used %v of %v (their least %v); want at least their least, less than all", u.Early, u.Seconds, u.EarlyLeast)
+		}
+	}
 	if a.WastedSeconds <= 0 {
 		t.Fatalf("A: no killed attempt counted (preemption on): %+v", a)
 	}
