@@ -198,3 +198,43 @@ func capacityPartition(prop string) (string, bool) {
 	}
 	return "", false
 }
+
+// CeilingViolations lists every maximum-capacity a plan writes above the
+// admin's first-seen ceiling (SeenValue.MaxShare) further than the
+// capacity it writes beside it requires (the Capacity Scheduler rejects
+// capacity > maximum-capacity): what the ceilings step must never let
+// through unless safety.raise_maximum_capacity.
+func CeilingViolations(plan *Plan, first map[string]SeenValue) []string {
+	tree, err := schedconf.ParseTree(plan.Desired)
+	if err != nil {
+		return []string{fmt.Sprintf("desired configuration does not parse: %v", err)}
+	}
+	var out []string
+	for _, c := range plan.Changes {
+		part, ok := maxCapacityPartition(c.Property)
+		if !ok || c.Queue == "" {
+			continue
+		}
+		q := tree.ByPath[c.Queue]
+		seen, known := first[seenKey(c.Queue, part)]
+		if q == nil || !known || seen.MaxShare == nil {
+			continue
+		}
+		allowed := math.Max(*seen.MaxShare, shareOfParent(q, part))
+		if v := maxPercentOf(q, part); v > allowed+0.005 {
+			out = append(out, fmt.Sprintf("%s %s = %s above the admin's %g (capacity %.2f)", c.Queue, c.Property, c.To, *seen.MaxShare, shareOfParent(q, part)))
+		}
+	}
+	return out
+}
+
+// maxCapacityPartition: the partition a maximum-capacity property sets.
+func maxCapacityPartition(prop string) (string, bool) {
+	if prop == "maximum-capacity" {
+		return "", true
+	}
+	if strings.HasPrefix(prop, "accessible-node-labels.") && strings.HasSuffix(prop, ".maximum-capacity") {
+		return strings.TrimSuffix(strings.TrimPrefix(prop, "accessible-node-labels."), ".maximum-capacity"), true
+	}
+	return "", false
+}

@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"testing"
+	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -45,6 +46,39 @@ func TestCeilingsStep(t *testing.T) {
 		}
 		if a, b := s.Targets["root.a"].MaxCapacity[""], s.Targets["root.b"].MaxCapacity[""]; a != tc.wantA || b != tc.wantB {
 			t.Errorf("%s: maximum-capacity a %g b %g, want %g %g", tc.name, a, b, tc.wantA, tc.wantB)
+		}
+	}
+}
+
+// TestCeilingViolations: plans built on root.{a,b} with a capped at 30 by
+// the admin.
+func TestCeilingViolations(t *testing.T) {
+	base := schedconf.Conf{pre + "root.queues": "a,b", pre + "root.a.capacity": "20", pre + "root.a.maximum-capacity": "30",
+		pre + "root.b.capacity": "80"}
+	first, err := (&FirstSeen{}).Observe(mustTree(t, base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name         string
+		capA, ceilA  float64
+		wantViolates bool
+	}{
+		{"the admin's ceiling kept", 25, 30, false},
+		{"lifted only to the capacity written", 45, 30, false},
+		{"raised to 100", 25, 100, true},
+		{"raised above the capacity written", 45, 60, true},
+	} {
+		targets := map[string]QueueTarget{
+			"root.a": {Capacity: map[string]float64{"": tc.capA}, MaxCapacity: map[string]float64{"": tc.ceilA}},
+			"root.b": {Capacity: map[string]float64{"": 100 - tc.capA}, MaxCapacity: map[string]float64{"": 100}},
+		}
+		plan, err := BuildPlan(time.Unix(0, 0), base, 1, targets, SafetyRules{MaxStepPercent: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := CeilingViolations(plan, first); (len(got) > 0) != tc.wantViolates {
+			t.Errorf("%s: violations %v, want some: %v", tc.name, got, tc.wantViolates)
 		}
 	}
 }

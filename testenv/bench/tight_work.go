@@ -166,6 +166,10 @@ func (g goalWork) totalFigure() string {
 	if least == 0 || bound == 0 || g.least == 0 {
 		return "no goal jobs"
 	}
-	return fmt.Sprintf("maps %+.3f (%.2f× their minimum, %.2f× the partition bound, which is %.2f× the minimum; %+.3f started within %s of submission), reduces %+.3f, killed %.3f",
-		(used-least)/g.least, used/least, used/bound, bound/least, early/g.least, sim.EarlyWindow, red/g.least, g.killed/g.least)
+	// The whole ratio's own floor by partition choice alone: every map at
+	// its partition bound, every reduce at its least (g.least − least),
+	// with no partition ever full.
+	whole := (bound + g.least - least) / g.least
+	return fmt.Sprintf("maps %+.3f (%.2f× their minimum, %.2f× the partition bound, which is %.2f× the minimum; %+.3f started within %s of submission), reduces %+.3f, killed %.3f; every goal job at the partition bound (reduces at their least, no partition full): %.2f× the minimum",
+		(used-least)/g.least, used/least, used/bound, bound/least, early/g.least, sim.EarlyWindow, red/g.least, g.killed/g.least, whole)
 }

@@ -58,7 +58,7 @@ func TestDecomposeGoalWork(t *testing.T) {
 		t.Errorf("class figure\n got %s\nwant %s", got, want)
 	}
 	// The partition bound over the maps' minimum: 87.5/25.
-	want = "maps +2.500 (4.00× their minimum, 1.14× the partition bound, which is 3.50× the minimum; +0.800 started within 30s of submission), reduces +0.500, killed 0.000"
+	want = "maps +2.500 (4.00× their minimum, 1.14× the partition bound, which is 3.50× the minimum; +0.800 started within 30s of submission), reduces +0.500, killed 0.000; every goal job at the partition bound (reduces at their least, no partition full): 3.08× the minimum"
 	if got := g.totalFigure(); got != want {
 		t.Errorf("total figure\n got %s\nwant %s", got, want)
 	}

@@ -180,7 +180,7 @@ func runTrees(o Options) ([]Row, error) {
 		if first != "" {
 			v += " (first: " + first + ")"
 		}
-		row(fmt.Sprintf("%s (%d seeds): guarantees written outside their band, of %d plans", s, k, plans), v, "", "", "0")
+		row(fmt.Sprintf("%s (%d seeds): guarantees written outside their band or maximum-capacity above the admin's, of %d plans", s, k, plans), v, "", "", "0")
 		bm, sm := mean(bounded), mean(stocks)
 		switch s {
 		case "nested-percent", "nested-absolute":

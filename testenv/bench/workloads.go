@@ -292,13 +292,22 @@ func tightRows(o Options) ([]Row, error) {
 	stock := make([]experiment.Result, len(seeds))
 	side := make([]experiment.Result, len(seeds))
 	feasible := make([]map[string]bool, len(seeds))
+	checks := make([]*experiment.BandChecker, len(seeds))
 	var mu sync.Mutex
 	var tasks []func() error
 	for k, s := range seeds {
+		cfg, err := sidecar.ParseConfig(nil)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Mode = sidecar.ModeApply
+		if checks[k], err = experiment.NewBandChecker(name, cfg); err != nil {
+			return nil, err
+		}
 		tasks = append(tasks,
 			func() (err error) { stock[k], err = experiment.RunStatic(name, s, nil); return err },
 			func() (err error) {
-				side[k], err = experiment.RunSidecar(name, s, experiment.SidecarOptions{WarmupSeed: s + 100, MCSamples: 100})
+				side[k], err = experiment.RunSidecar(name, s, experiment.SidecarOptions{WarmupSeed: s + 100, MCSamples: 100, Config: cfg, OnCycle: checks[k].Check})
 				return err
 			},
 			func() error {
@@ -367,6 +376,19 @@ func tightRows(o Options) ([]Row, error) {
 			Figure: fmt.Sprintf("%.2f× (%.1f%% killed)", ws, 100*wasteS), Baseline: fmt.Sprintf("%.2f× (%.1f%% killed)", wt, 100*wasteT),
 			Ratio: fmt.Sprintf("%.2f×", ws/wt), Goal: "≤1.10×"},
 	}
+	plans, viol := 0, []string{}
+	for _, c := range checks {
+		plans += c.Plans
+		viol = append(viol, c.Violations...)
+	}
+	v := fmt.Sprint(len(viol))
+	if len(viol) > 0 {
+		v += " (first: " + viol[0] + ")"
+	}
+	// The admin capped each queue at twice its guarantee: the sidecar's
+	// plans keep those ceilings (step_ceilings.go) as well as the bands.
+	rows = append(rows, Row{Area: "workloads", Name: fmt.Sprintf("%s (%d seeds): guarantees written outside their band or maximum-capacity above the admin's, of %d plans", name, n, plans),
+		Figure: v, Goal: "0"})
 	// Under it, where the container-hours over the minimum went
 	// (tight_work.go), sidecar vs stock.
 	ds, dt := decomposeGoalWork(sc, side), decomposeGoalWork(sc, stock)

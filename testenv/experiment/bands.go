@@ -8,10 +8,13 @@ import (
 
 // BandChecker checks every plan of a steered run against the admin's
 // guarantee bands around the scenario's own configuration (what the
-// sidecar first saw). Use Check as SidecarOptions.OnCycle.
+// sidecar first saw), and, unless the config lets the sidecar raise them,
+// against the admin's maximum-capacity ceilings. Use Check as
+// SidecarOptions.OnCycle.
 type BandChecker struct {
 	First      map[string]sidecar.SeenValue
 	Bands      sidecar.GuaranteeBands
+	Ceilings   bool // check ceilings (safety.raise_maximum_capacity off)
 	Plans      int
 	Violations []string
 }
@@ -30,7 +33,7 @@ func NewBandChecker(scenario string, cfg *sidecar.Config) (*BandChecker, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &BandChecker{First: first, Bands: cfg.Bands()}, nil
+	return &BandChecker{First: first, Bands: cfg.Bands(), Ceilings: !cfg.Safety.RaiseMaximumCapacity}, nil
 }
 
 // Check is an OnCycle hook.
@@ -40,4 +43,7 @@ func (b *BandChecker) Check(rep sidecar.CycleReport) {
 	}
 	b.Plans++
 	b.Violations = append(b.Violations, sidecar.BandViolations(rep.Plan, b.First, b.Bands)...)
+	if b.Ceilings {
+		b.Violations = append(b.Violations, sidecar.CeilingViolations(rep.Plan, b.First)...)
+	}
 }
