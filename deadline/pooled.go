@@ -9,21 +9,20 @@ import (
 )
 
 // Pooled is the residuals (ratios) that calibrate an outlook of a class
-// with fewer than below (at least MinN) residuals at its stage (with
-// fewer than MinN, Of gives nil and the
-// model's own Monte-Carlo spread is far too sharp (17 points off in
-// P(meet) on hetero-100, the bench's diagnostic row). They borrow the
-// spread of the classes that have MinN (donors, of the same Mondrian
-// category, ResidualKeyOf) and partially pool the location (partial
-// pooling, empirical Bayes: Efron & Morris 1975; Gelman & Hill 2007,
-// §12.2): on log ratios, each donor's residuals centred on its own
-// median, all put at
+// with fewer than below (at least MinN) residuals of its own at its
+// stage. Below MinN, Of gives nil and the model's own Monte-Carlo spread
+// is far too sharp (17 points off in P(meet) on hetero-100, the bench's
+// diagnostic row). Pooled borrows the spread of the classes that have
+// MinN (donors, of the same Mondrian category, ResidualKeyOf) and
+// partially pools the location (empirical Bayes: Efron & Morris 1975;
+// Gelman & Hill 2007, §12.2): on log ratios, each donor's residuals
+// centred on its own median, all put at
 //
-//	μ̂ = z·m_c + (1 − z)·m₀,  z = n/(n + MinN)
+//	μ̂ = z·m_c + (1 − z)·m₀,  z = n/(n + below)
 //
 // with m_c the median of the class's own n residuals, m₀ the median of
 // the donors' medians, and z the credibility of n runs (Bühlmann's
-// n/(n+k), with k = below: the class's own runs weigh half at the count
+// n/(n+k), k = below: the class's own runs weigh half at the count
 // where they replace the pool). The class's few runs move the centre but
 // not the spread, which so few cannot estimate well. Nil when no class
 // has MinN at the stage (the model's own spread stays) or the class has
