@@ -43,10 +43,10 @@ type Config struct {
 	// RunningReduces reads each running job's running reduces from its AM
 	// (Job.RunningReduces, RunningReducesElapsed, RunningReduceNodes): one
 	// more request per job with reduces running, and one per reduce task
-	// the first time it is seen (its attempts, for the node). Off by
-	// default: these requests are outside ObserveOptions.JobBudget's count
-	// of three per job, and only the bench's candidate predictors
-	// (deadline.ReduceKinds, ReduceRemains) use them.
+	// the first time it is seen (its attempts, for the node), counted in
+	// ObserveOptions.JobBudget from the job's last read. The daemon turns
+	// it on: the deadline report costs each running reduce at its node
+	// type's fit (deadline.ReportOptions.NodeTypeOf).
 	RunningReduces bool
 	// Retries for idempotent GETs (default 2; negative: none), with backoff.
 	Retries int
@@ -157,7 +157,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.User != "" {
 		rc.SetQueryParam("user.name", cfg.User)
 	}
-	return &Client{cfg: cfg, rc: rc}, nil
+	return &Client{cfg: cfg, rc: rc, jobs: jobCache{reduceReads: cfg.RunningReduces}}, nil
 }
 
 // ActiveRM is the RM address that answered last (RM HA).

@@ -97,7 +97,7 @@ func (c *jobCache) planJobReads(apps []cluster.App, now time.Time, maxAge time.D
 	slices.SortFunc(want, jobReadBefore(apps))
 	n, spent := 0, 0
 	for ; n < len(want) && budget >= 0; n++ {
-		cost := requestsPerJobRead
+		cost := requestsPerJobRead + c.reduceCost(apps[want[n].i].ID)
 		if confCached != nil && !confCached(apps[want[n].i]) {
 			cost++
 		}

@@ -1,6 +1,7 @@
 package yarn
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -143,5 +144,47 @@ func TestJobCacheReuseCopies(t *testing.T) {
 	c.planJobReads(again, now.Add(2*time.Second), 0, 0, nil, nil)
 	if again[0].Job.RunningMaps[0] != 0.25 {
 		t.Fatalf("cached job changed through a snapshot: %v", again[0].Job.RunningMaps)
+	}
+}
+
+// TestReduceCost: what reading an app's running reduces adds to its job
+// read (Config.RunningReduces), from its last read, and that planJobReads
+// counts it.
+func TestReduceCost(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		on      bool
+		running int // reduces running at the last read (-1: never read)
+		known   int // of them, nodes already read
+		want    int
+	}{
+		{"off: nothing", false, 3, 0, 0},
+		{"never read: nothing known to plan for", true, -1, 0, 0},
+		{"no reduce running", true, 0, 0, 0},
+		{"three running, none located: the list and three attempts", true, 3, 0, 4},
+		{"three running, two located: the list and one attempts", true, 3, 2, 2},
+		{"all located: the list only", true, 3, 3, 1},
+	} {
+		c := jobCache{reduceReads: tc.on}
+		a := cluster.App{ID: "app_1", Type: "MAPREDUCE", State: "RUNNING", Progress: 50, RunningContainers: 4}
+		if tc.running >= 0 {
+			c.put(&a, now.Add(-time.Minute), &cluster.Job{ID: "job_1", ReducesRunning: tc.running})
+			a.Progress = 60 // changed since: read again
+		}
+		for k := range tc.known {
+			c.putReduceNode("app_1", fmt.Sprintf("task_r_%d", k), "n1:8042")
+		}
+		if got := c.reduceCost("app_1"); got != tc.want {
+			t.Errorf("%s: cost %d, want %d", tc.name, got, tc.want)
+		}
+		// A budget of exactly 2 + the cost reads the job; one less does not.
+		for _, budget := range []int{2 + tc.want, 1 + tc.want} {
+			apps := []cluster.App{a}
+			read := c.planJobReads(apps, now, time.Hour, budget, nil, nil)
+			if want := budget == 2+tc.want; (len(read) == 1) != want {
+				t.Errorf("%s: budget %d read %v, want read %v", tc.name, budget, read, want)
+			}
+		}
 	}
 }

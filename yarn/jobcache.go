@@ -21,6 +21,29 @@ type jobCache struct {
 	// reduces are, per app, the node (host:port) of each running reduce
 	// task read from its attempts (Client.runningReduceNodes).
 	reduces map[string]map[string]string
+	// reduceReads: jobs are read with their running reduces' nodes
+	// (Config.RunningReduces), which planJobReads counts.
+	reduceReads bool
+}
+
+// reduceCost is what reading an app's running reduces adds to its job
+// read (Config.RunningReduces), as far as its last read tells: the
+// reduce tasks list when reduces were running, and one attempts read per
+// running reduce whose node is not yet known. A job read for the first
+// time, or whose reduces started since, may cost more than planned; the
+// next cycle plans from what was read.
+func (c *jobCache) reduceCost(appID string) int {
+	if !c.reduceReads {
+		return 0
+	}
+	e, ok := c.entry(appID)
+	if !ok || e.job == nil || e.job.ReducesRunning == 0 {
+		return 0
+	}
+	c.mu.Lock()
+	known := len(c.reduces[appID])
+	c.mu.Unlock()
+	return 1 + max(0, e.job.ReducesRunning-known)
 }
 
 // reduceNode is the remembered node of an app's reduce task.
