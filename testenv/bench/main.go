@@ -33,7 +33,10 @@ type Options struct {
 	// FirstSeed is the first of them (benchSeeds: FirstSeed … FirstSeed+
 	// Seeds-1), so a change tuned on seeds 1–3 can be checked on others.
 	FirstSeed int64
-	Quick     bool // smaller sizes, for a smoke run
+	// DeadlineDays is how many seeds, each a day of history learned
+	// online, the prediction rows run (default 3).
+	DeadlineDays int
+	Quick        bool // smaller sizes, for a smoke run
 	// Rows, when set, runs only the row groups of an area whose name
 	// contains it (areas that split their rows into named groups, e.g.
 	// workloads: shift, fb, drift, polo, tight), for quick iteration.
@@ -59,11 +62,12 @@ func main() {
 	seeds := flag.Int("seeds", 10, "seeds for scenario comparisons")
 	firstSeed := flag.Int64("first-seed", 1, "first seed of the scenario comparisons that use benchSeeds (seeds first-seed … first-seed+seeds-1)")
 	quick := flag.Bool("quick", false, "smaller sizes (smoke run)")
+	deadlineDays := flag.Int("deadline-days", 9, "seeds the prediction rows run one after another, each a day of history learned online")
 	rowsOnly := flag.String("rows", "", "run only the row groups whose name contains this (areas with named groups)")
 	nodeAge := flag.Duration("node-listing-max-age", 0, "observe's node-listing reuse bound (0: the default, negative: re-read every snapshot)")
 	flag.Parse()
 	sort.SliceStable(benches, func(i, j int) bool { return benches[i].Order < benches[j].Order })
-	opts := Options{Seeds: *seeds, FirstSeed: *firstSeed, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge}
+	opts := Options{Seeds: *seeds, FirstSeed: *firstSeed, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge, DeadlineDays: *deadlineDays}
 
 	var rows []Row
 	failed := 0

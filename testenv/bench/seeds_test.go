@@ -29,8 +29,8 @@ func TestDeadlineSeeds(t *testing.T) {
 		o    Options
 		want []int64
 	}{
-		{"default: 1-3 whatever -seeds", Options{Seeds: 10}, []int64{1, 2, 3}},
-		{"from seed 4", Options{Seeds: 3, FirstSeed: 4}, []int64{4, 5, 6}},
+		{"default: nine days, 1-9, whatever -seeds", Options{Seeds: 10}, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{"three days from seed 4", Options{Seeds: 3, FirstSeed: 4, DeadlineDays: 3}, []int64{4, 5, 6}},
 		{"quick keeps one", Options{Seeds: 3, FirstSeed: 7, Quick: true}, []int64{7}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
