@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
@@ -234,6 +235,9 @@ func (d deadlineStep) Run(s *decideState) error {
 	}
 	s.Deadlines = deadline.Report(s.Snap, models, deadline.ReportOptions{ClassOf: s.ClassOf, SLOs: d.SLOs, Confidence: d.Confidence,
 		Samples: d.Samples, Seed: uint64(s.Snap.Time.Unix()), Residuals: res,
+		// Running reduces at their node type's fit (deadline.ReduceKinds):
+		// a reduce on a GPU node runs train's reduce phase 4x faster.
+		NodeTypeOf: calibrate.AddressTypeOf(s.Snap.Nodes, s.Types),
 		QueueMax: func(q string) int {
 			leaf, ok := s.Tree.ByPath[q]
 			if !ok {

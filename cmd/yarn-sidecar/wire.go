@@ -65,7 +65,9 @@ func (d *deps) Periodic(cfg *sidecar.Config) map[string]func() {
 // to HADOOP_CONF_DIR's yarn-site.xml and mapred-site.xml.
 func yarnConfig(cfg *sidecar.Config, log hclog.Logger) (yarn.Config, error) {
 	yc := yarn.Config{RMAddresses: append([]string(nil), cfg.RM...), JHSAddress: cfg.JobHistory, WebProxyAddress: cfg.Proxy, User: cfg.User,
-		Timeout: cfg.Timeout, Logger: log.Named("yarn"), TLS: yarn.TLS{CAFile: cfg.CAFile}, HistoryTasksPerJob: cfg.HistoryTasksPerJob}
+		Timeout: cfg.Timeout, Logger: log.Named("yarn"), TLS: yarn.TLS{CAFile: cfg.CAFile}, HistoryTasksPerJob: cfg.HistoryTasksPerJob,
+		// The deadline report costs running reduces at their node type's fit.
+		RunningReduces: true}
 	if k := cfg.Kerberos; k != nil {
 		yc.Kerberos = &yarn.Kerberos{Principal: k.Principal, Keytab: k.Keytab, CCache: k.CCache, Krb5Conf: k.Krb5Conf}
 	}

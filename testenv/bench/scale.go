@@ -178,7 +178,8 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		now = r.Now
 		return nil
 	}
-	client, err := yarn.New(yarn.Config{RMAddresses: []string{rm.URL}, JHSAddress: rm.URL, Timeout: time.Minute, MaxResponseBytes: 1 << 30})
+	// RunningReduces as the daemon reads jobs (only the cycle reads them).
+	client, err := yarn.New(yarn.Config{RMAddresses: []string{rm.URL}, JHSAddress: rm.URL, Timeout: time.Minute, MaxResponseBytes: 1 << 30, RunningReduces: true})
 	if err != nil {
 		return nil, err
 	}

@@ -238,7 +238,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	srv := httptest.NewServer(c.Handler())
 	defer srv.Close()
-	client, err := yarn.New(yarn.Config{RMAddresses: []string{srv.URL}, JHSAddress: srv.URL, User: "yarn-sidecar"})
+	// As the daemon does (cmd/yarn-sidecar yarnConfig): running reduces
+	// with their nodes, for the deadline report.
+	client, err := yarn.New(yarn.Config{RMAddresses: []string{srv.URL}, JHSAddress: srv.URL, User: "yarn-sidecar", RunningReduces: true})
 	if err != nil {
 		return Result{}, err
 	}
