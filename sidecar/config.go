@@ -45,7 +45,9 @@ type Config struct {
 	ListingBudget int `yaml:"listing_budget"`
 	// JobBudget bounds the requests to running MapReduce AMs of one
 	// observe (two per job, three at its first read: its conf, read once
-	// for its map size and input dir; default 400, negative: no bound). Jobs with a
+	// for its map size and input dir; one more while its reduces run and
+	// one per running reduce the first time it is seen, for the node its
+	// reduce phase is costed at; default 400, negative: no bound). Jobs with a
 	// completion goal and jobs never read go first, then the stalest; the
 	// rest keep their last read or, never read, only the RM's progress
 	// (issue 19).
