@@ -95,9 +95,10 @@ func (c *jobCache) planJobReads(apps []cluster.App, now time.Time, maxAge time.D
 		want = append(want, r)
 	}
 	slices.SortFunc(want, jobReadBefore(apps))
-	n, spent := 0, 0
+	n, spent, reduces := 0, 0, 0
 	for ; n < len(want) && budget >= 0; n++ {
-		cost := requestsPerJobRead + c.reduceCost(apps[want[n].i].ID)
+		rc := c.reduceCost(apps[want[n].i].ID)
+		cost := requestsPerJobRead + rc
 		if confCached != nil && !confCached(apps[want[n].i]) {
 			cost++
 		}
@@ -105,9 +106,15 @@ func (c *jobCache) planJobReads(apps []cluster.App, now time.Time, maxAge time.D
 			break
 		}
 		spent += cost
+		reduces += rc
 	}
 	if budget < 0 {
 		n = len(want)
+		c.setReduceAllowance(-1)
+	} else {
+		// The reduce reads planned, and what the budget has left for
+		// those the last reads could not foresee.
+		c.setReduceAllowance(reduces + budget - spent)
 	}
 	read := make([]int, 0, n)
 	for _, r := range want[:n] {

@@ -186,5 +186,12 @@ func TestReduceCost(t *testing.T) {
 				t.Errorf("%s: budget %d read %v, want read %v", tc.name, budget, read, want)
 			}
 		}
+		// The observe's reduce reads: the planned ones and what the
+		// budget leaves (10 - 2 - cost), for reduces the last read did not
+		// foresee.
+		c.planJobReads([]cluster.App{a}, now, time.Hour, 10+tc.want, nil, nil)
+		if c.allowance != tc.want+8 || !c.allowanceSet {
+			t.Errorf("%s: reduce allowance %d (set %v), want %d", tc.name, c.allowance, c.allowanceSet, tc.want+8)
+		}
 	}
 }

@@ -24,6 +24,35 @@ type jobCache struct {
 	// reduceReads: jobs are read with their running reduces' nodes
 	// (Config.RunningReduces), which planJobReads counts.
 	reduceReads bool
+	// allowance is what this observe's job budget leaves for reduce
+	// reads (the tasks list and attempts), planned or not: a job read for
+	// the first time, or whose reduces started since, costs more than its
+	// last read said, and those reads stop when it runs out. Unset
+	// (allowanceSet false): no bound, outside an observe.
+	allowance    int
+	allowanceSet bool
+}
+
+// setReduceAllowance bounds this observe's reduce reads (negative: none).
+func (c *jobCache) setReduceAllowance(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.allowance, c.allowanceSet = n, n >= 0
+}
+
+// takeReduceRead spends one reduce read of the allowance; false when none
+// is left.
+func (c *jobCache) takeReduceRead() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.allowanceSet {
+		return true
+	}
+	if c.allowance <= 0 {
+		return false
+	}
+	c.allowance--
+	return true
 }
 
 // reduceCost is what reading an app's running reduces adds to its job

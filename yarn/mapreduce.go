@@ -151,7 +151,10 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 		return nil, fmt.Errorf("GET %s/jobs: no job", b.root)
 	}
 	j := body.Jobs.Job[0].job()
-	if reducePhaseRead(j, c.cfg.RunningReduces) {
+	// Running reduces with their nodes (Config.RunningReduces) while the
+	// observe's job budget allows; else as without the option.
+	full := c.cfg.RunningReduces && j.ReducesRunning > 0 && c.jobs.takeReduceRead()
+	if reducePhaseRead(j, full) {
 		if err := c.readReduceTasks(ctx, b, &j, ""); err != nil {
 			return nil, fmt.Errorf("running reduces of %s: %w", j.ID, err)
 		}
@@ -178,7 +181,7 @@ func (c *Client) RunningJob(ctx context.Context, app cluster.App) (*cluster.Job,
 			}
 		}
 	}
-	if c.cfg.RunningReduces && j.ReducesRunning > 0 {
+	if full {
 		if err := c.readReduceTasks(ctx, b, &j, app.ID); err != nil {
 			return nil, fmt.Errorf("running reduces of %s: %w", j.ID, err)
 		}
@@ -225,7 +228,7 @@ func (c *Client) readReduceTasks(ctx context.Context, b jobBase, j *cluster.Job,
 			continue
 		}
 		addr, ok := c.jobs.reduceNode(appID, t.ID)
-		if !ok {
+		if !ok && c.jobs.takeReduceRead() {
 			var atts taskAttemptsJSON
 			if err := c.getJSON(ctx, b.root+"/jobs/"+j.ID+"/tasks/"+t.ID+"/attempts", nil, &atts); err != nil {
 				return err

@@ -251,6 +251,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 		}(&snap.Apps[i], list, job)
 	}
 	wg.Wait()
+	c.jobs.setReduceAllowance(-1) // outside an observe, RunningJob is unbounded
 	c.jobs.keep(snap.Apps)
 	c.confs.keep(snap.Apps)
 	c.usage.keep(snap.Apps)

@@ -31,6 +31,7 @@ func TestGoldenRunningReduces(t *testing.T) {
 	}{
 		{"off, maps done: the reduce tasks instead of the maps, no node", false, []float64{1}, []float64{0}, nil, 0, 2},
 		{"on: the reduce, its node read once", true, []float64{1}, []float64{0}, []string{"host.domain.com:8042"}, 1, 4},
+		{"on, the observe's job budget spent: as off", true, []float64{1}, []float64{0}, nil, 0, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,6 +42,9 @@ func TestGoldenRunningReduces(t *testing.T) {
 			c, err := New(Config{RMAddresses: []string{g.URL}, JHSAddress: g.URL, Retries: -1, RunningReduces: tt.on})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tt.on && tt.attempts == 0 {
+				c.jobs.setReduceAllowance(0) // as planJobReads leaves it when the budget is spent
 			}
 			app := cluster.App{ID: appID, Type: "MAPREDUCE", State: cluster.AppRunning}
 			var j *cluster.Job
