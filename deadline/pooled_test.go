@@ -3,9 +3,6 @@ package deadline
 import (
 	"math"
 	"testing"
-	"time"
-
-	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
 func TestResidualsPooled(t *testing.T) {
@@ -64,14 +61,7 @@ func TestResidualsPooled(t *testing.T) {
 // spread of a class that has them (its own P50 stays the model's); not
 // without PoolEarly, and not when its class has enough of its own.
 func TestReportPoolEarly(t *testing.T) {
-	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	// 8 maps of exactly 10 s on 2 containers: the model says 40 s.
-	models := map[string]PhaseModel{"etl": {Map: LogNormal{Mu: math.Log(10)}}}
-	app := cluster.App{ID: "a1", Name: "a1", Queue: "root.q", State: cluster.AppRunning, Progress: 20, Type: "MAPREDUCE",
-		StartedTime: now.Add(-10 * time.Minute), Tags: []string{"deadline=+10m50s", "jobclass=etl"}, RunningContainers: 3,
-		Job: &cluster.Job{MapsTotal: 10, MapsCompleted: 2}}
-	snap := cluster.Snapshot{Time: now, Apps: []cluster.App{app}}
-	classOf := func(a cluster.App) string { v, _ := a.Tag("jobclass"); return v }
+	now, models, snap, classOf := etlOutlook()
 	slow := []float64{1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2.0}
 	tests := []struct {
 		name      string

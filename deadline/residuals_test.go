@@ -114,18 +114,25 @@ func TestCalibratedPMeetIsTheEmpiricalShare(t *testing.T) {
 	}
 }
 
-// In the report: with enough residuals of the class at the job's stage the
-// p50 is corrected and P(meet) is the empirical share; without, the
-// Monte-Carlo's own distribution stays (Residuals 0).
-func TestReportUsesResidualsOnlyWithEnough(t *testing.T) {
+// etlOutlook is one etl job 20% through its maps (2 of 10 done, 8 maps of
+// exactly 10 s left on 2 containers: the model says 40 s), its goal
+// 10m50s after its start, 10 minutes ago.
+func etlOutlook() (time.Time, map[string]PhaseModel, cluster.Snapshot, func(cluster.App) string) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	// 8 maps of exactly 10 s on 2 containers: the model says 40 s.
 	models := map[string]PhaseModel{"etl": {Map: LogNormal{Mu: math.Log(10)}}}
 	app := cluster.App{ID: "a1", Name: "a1", Queue: "root.q", State: cluster.AppRunning, Progress: 20, Type: "MAPREDUCE",
 		StartedTime: now.Add(-10 * time.Minute), Tags: []string{"deadline=+10m50s", "jobclass=etl"}, RunningContainers: 3,
 		Job: &cluster.Job{MapsTotal: 10, MapsCompleted: 2}}
 	snap := cluster.Snapshot{Time: now, Apps: []cluster.App{app}}
 	classOf := func(a cluster.App) string { v, _ := a.Tag("jobclass"); return v }
+	return now, models, snap, classOf
+}
+
+// In the report: with enough residuals of the class at the job's stage the
+// p50 is corrected and P(meet) is the empirical share; without, the
+// Monte-Carlo's own distribution stays (Residuals 0).
+func TestReportUsesResidualsOnlyWithEnough(t *testing.T) {
+	now, models, snap, classOf := etlOutlook()
 	slow := []float64{1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2.0} // runs ended 10–100% later than predicted
 	tests := []struct {
 		name      string
