@@ -53,16 +53,7 @@ func (st arrivingGoalStep) Run(s *decideState) error {
 	if st.Models == nil || st.Guard == nil || !st.Guard.Config.OnPurpose || !st.Guard.rmPreempts(s.Snap) {
 		return nil
 	}
-	slots := partitionTotals(s.Parts)
-	queueMax := func(q string) int {
-		leaf, ok := s.Tree.ByPath[q]
-		if !ok {
-			return 0
-		}
-		p := leaf.DefaultLabelExpression
-		return int(leaf.AbsMaxCapacity[p] * slots[p])
-	}
-	s.Arriving = arrivingClaims(s.Snap, st.Models(), s.ClassOf, st.SLOs, queueMax, st.Confidence, st.Samples)
+	s.Arriving = arrivingClaims(s.Snap, st.Models(), s.ClassOf, st.SLOs, queueMaxContainers(s), st.Confidence, st.Samples)
 	for _, c := range s.Arriving {
 		s.Notes = append(s.Notes, fmt.Sprintf("job %s arriving in %s: claims %d containers for its goal (%s), sized by its class's typical run",
 			c.Job, c.Queue, c.Needed, c.Deadline.UTC().Format(time.RFC3339)))

@@ -223,12 +223,6 @@ func (d deadlineStep) Run(s *decideState) error {
 	if d.Models != nil {
 		models = d.Models()
 	}
-	slots := map[string]int64{}
-	for _, p := range s.Parts {
-		for _, n := range p.Slots {
-			slots[p.Name] += n
-		}
-	}
 	var res *deadline.Residuals
 	if d.Residuals != nil {
 		res = d.Residuals()
@@ -238,14 +232,7 @@ func (d deadlineStep) Run(s *decideState) error {
 		// Running reduces at their node type's fit (deadline.ReduceKinds):
 		// a reduce on a GPU node runs train's reduce phase 4x faster.
 		NodeTypeOf: calibrate.AddressTypeOf(s.Snap.Nodes, s.Types),
-		QueueMax: func(q string) int {
-			leaf, ok := s.Tree.ByPath[q]
-			if !ok {
-				return 0
-			}
-			p := leaf.DefaultLabelExpression
-			return int(leaf.AbsMaxCapacity[p] * float64(slots[p]))
-		}})
+		QueueMax:   queueMaxContainers(s)})
 	atRisk := map[string]int{}
 	for _, qr := range s.Deadlines {
 		atRisk[qr.Queue] = qr.AtRisk
@@ -256,4 +243,19 @@ func (d deadlineStep) Run(s *decideState) error {
 		}
 	}
 	return nil
+}
+
+// queueMaxContainers is, per leaf queue, the containers its maximum
+// capacity holds in its home partition (the deadline report's QueueMax:
+// "cannot meet even with the whole queue"); 0 for an unknown queue.
+func queueMaxContainers(s *decideState) func(queue string) int {
+	slots := partitionTotals(s.Parts)
+	return func(q string) int {
+		leaf, ok := s.Tree.ByPath[q]
+		if !ok {
+			return 0
+		}
+		p := leaf.DefaultLabelExpression
+		return int(leaf.AbsMaxCapacity[p] * slots[p])
+	}
 }
