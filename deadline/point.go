@@ -34,15 +34,26 @@ func ShrunkRatio(residuals []float64) float64 {
 	m := calibrate.Median(logs)
 	dev := make([]float64, n)
 	for i, l := range logs {
-		dev[i] = math.Abs(l - m)
+		dev[i] = l - m
 	}
-	s := 1.4826 * calibrate.Median(dev)
+	s := robustSigma(dev)
 	v := math.Pi / 2 * s * s / float64(n)
 	if m == 0 {
 		return 1
 	}
 	w := math.Max(0, 1-v/(m*m))
 	return math.Exp(w * m)
+}
+
+// robustSigma is a normal σ read off deviations from a centre:
+// 1.4826 times their median absolute value (the MAD), untouched by a few
+// runs far out.
+func robustSigma(devs []float64) float64 {
+	abs := make([]float64, len(devs))
+	for i, d := range devs {
+		abs[i] = math.Abs(d)
+	}
+	return 1.4826 * calibrate.Median(abs)
 }
 
 func logsOf(x []float64) []float64 {

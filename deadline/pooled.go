@@ -1,8 +1,9 @@
 package deadline
 
 import (
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
@@ -56,7 +57,7 @@ func (r *Residuals) pooled(key string, stage, below int, eb bool) []float64 {
 	}
 	typed := strings.HasSuffix(key, TypedReducesSuffix)
 	var devs, medians, ns []float64
-	for _, k := range sortedKeys(r.by) {
+	for _, k := range slices.Sorted(maps.Keys(r.by)) {
 		s := r.by[k][stage]
 		if k == key || len(s) < r.minN() || strings.HasSuffix(k, TypedReducesSuffix) != typed {
 			continue
@@ -96,11 +97,7 @@ func credibilityK(devs, medians, ns []float64, fallback float64) float64 {
 	if len(medians) < 2 {
 		return fallback
 	}
-	abs := make([]float64, len(devs))
-	for i, d := range devs {
-		abs[i] = math.Abs(d)
-	}
-	s := 1.4826 * calibrate.Median(abs)
+	s := robustSigma(devs)
 	sigma2 := s * s
 	if sigma2 == 0 {
 		return fallback
@@ -121,13 +118,4 @@ func credibilityK(devs, medians, ns []float64, fallback float64) float64 {
 		return math.Inf(1)
 	}
 	return sigma2 / tau2
-}
-
-func sortedKeys(m map[string]map[int][]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
