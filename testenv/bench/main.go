@@ -34,7 +34,7 @@ type Options struct {
 	// Seeds-1), so a change tuned on seeds 1–3 can be checked on others.
 	FirstSeed int64
 	// DeadlineDays is how many seeds, each a day of history learned
-	// online, the prediction rows run (default 3).
+	// online, the prediction rows run (default 9).
 	DeadlineDays int
 	Quick        bool // smaller sizes, for a smoke run
 	// Rows, when set, runs only the row groups of an area whose name
@@ -44,6 +44,10 @@ type Options struct {
 	// NodeListingMaxAge is the observes' node-listing reuse bound
 	// (yarn.ObserveOptions; 0: its default, negative: re-read every time).
 	NodeListingMaxAge time.Duration
+	// TightCycle is the sidecar's control interval in the tight rows (0:
+	// the daemon's default, 30 s): whether deciding sooner after a goal
+	// job arrives places its first wave better.
+	TightCycle time.Duration
 }
 
 // Bench is one registered benchmark area.
@@ -65,9 +69,10 @@ func main() {
 	deadlineDays := flag.Int("deadline-days", 9, "seeds the prediction rows run one after another, each a day of history learned online")
 	rowsOnly := flag.String("rows", "", "run only the row groups whose name contains this (areas with named groups)")
 	nodeAge := flag.Duration("node-listing-max-age", 0, "observe's node-listing reuse bound (0: the default, negative: re-read every snapshot)")
+	tightCycle := flag.Duration("tight-cycle", 0, "the sidecar's control interval in the hetero-100-tight rows (0: the daemon's default, 30s)")
 	flag.Parse()
 	sort.SliceStable(benches, func(i, j int) bool { return benches[i].Order < benches[j].Order })
-	opts := Options{Seeds: *seeds, FirstSeed: *firstSeed, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge, DeadlineDays: *deadlineDays}
+	opts := Options{Seeds: *seeds, FirstSeed: *firstSeed, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge, DeadlineDays: *deadlineDays, TightCycle: *tightCycle}
 
 	var rows []Row
 	failed := 0

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
@@ -41,6 +42,10 @@ type goalWork struct {
 	bound   map[string]float64                // class → maps' partition bound
 	reduces map[string]float64                // class → reduces' use over their least
 	killed  float64                           // killed attempts' container-seconds
+	// firstMap is each goal job's wait from submission to its first map
+	// (its AM's start and first request): a decision made later than that
+	// cannot choose where the job's first wave runs.
+	firstMap []time.Duration
 }
 
 // partitionCost is the slot-weighted mean of 1/speed of the class on the
@@ -99,6 +104,9 @@ func decomposeGoalWork(sc *sim.Scenario, rs []experiment.Result) goalWork {
 			}
 			g.least += j.MinTaskSeconds
 			g.killed += j.WastedSeconds
+			if !j.FirstMap.IsZero() {
+				g.firstMap = append(g.firstMap, j.FirstMap.Sub(j.Submit))
+			}
 			if g.maps[j.Class] == nil {
 				g.maps[j.Class] = map[string]sim.TypeUse{}
 			}
@@ -171,5 +179,16 @@ func (g goalWork) totalFigure() string {
 	// with no partition ever full.
 	whole := (bound + g.least - least) / g.least
 	return fmt.Sprintf("maps %+.3f (%.2f× their minimum, %.2f× the partition bound, which is %.2f× the minimum; %+.3f started within %s of submission), reduces %+.3f, killed %.3f; every goal job at the partition bound (reduces at their least, no partition full): %.2f× the minimum",
-		(used-least)/g.least, used/least, used/bound, bound/least, early/g.least, sim.EarlyWindow, red/g.least, g.killed/g.least, whole)
+		(used-least)/g.least, used/least, used/bound, bound/least, early/g.least, sim.EarlyWindow, red/g.least, g.killed/g.least, whole) + g.firstMapFigure()
+}
+
+// firstMapFigure is how long the goal jobs waited for their first map:
+// the time a decision has to place their first wave.
+func (g goalWork) firstMapFigure() string {
+	if len(g.firstMap) == 0 {
+		return ""
+	}
+	d := slices.Sorted(slices.Values(g.firstMap))
+	at := func(q float64) time.Duration { return d[int(q*float64(len(d)-1))].Round(100 * time.Millisecond) }
+	return fmt.Sprintf("; first map %s after submission (median; fastest %s, 90th percentile %s, %d jobs)", at(0.5), at(0), at(0.9), len(d))
 }

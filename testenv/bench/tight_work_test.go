@@ -40,10 +40,15 @@ func TestDecomposeGoalWork(t *testing.T) {
 	// ran 40 s on gpu (least 10) and 60 s on old (least 15), of which the
 	// maps that started at once 30 s on old (least 6). Reduces used 20 s
 	// over a least of 5: the job used 120 s over a minimum of 30.
-	job := sim.JobResult{Class: "c", Queue: "root.q", Deadline: &dl, TaskSeconds: 120, MinTaskSeconds: 30, MapProc: 100,
+	// Its first map started 7 s after submission; a second goal job's
+	// 9 s, a third had none yet (not counted).
+	submit := dl.Add(-time.Hour)
+	job := sim.JobResult{Class: "c", Queue: "root.q", Deadline: &dl, Submit: submit, FirstMap: submit.Add(7 * time.Second), TaskSeconds: 120, MinTaskSeconds: 30, MapProc: 100,
 		MapUse: map[string]sim.TypeUse{"gpu": {Seconds: 40, Least: 10}, "old": {Seconds: 60, Least: 15, Early: 30, EarlyLeast: 6}}}
-	noGoal := sim.JobResult{Class: "c", Queue: "root.q", TaskSeconds: 1000, MinTaskSeconds: 1}
-	g := decomposeGoalWork(sc, []experiment.Result{{Jobs: []sim.JobResult{job, noGoal}}})
+	noGoal := sim.JobResult{Class: "c", Queue: "root.q", TaskSeconds: 1000, MinTaskSeconds: 1, Submit: submit, FirstMap: submit.Add(time.Second)}
+	second := sim.JobResult{Class: "c", Queue: "root.q", Deadline: &dl, Submit: submit, FirstMap: submit.Add(9 * time.Second)}
+	third := sim.JobResult{Class: "c", Queue: "root.q", Deadline: &dl, Submit: submit}
+	g := decomposeGoalWork(sc, []experiment.Result{{Jobs: []sim.JobResult{job, noGoal}}, {Jobs: []sim.JobResult{second, third}}})
 	if g.least != 30 || g.mapsMin["c"] != 25 || math.Abs(g.reduces["c"]-15) > 1e-9 {
 		t.Errorf("least %v, maps' least %v, reduces over %v; want 30, 25, 15", g.least, g.mapsMin["c"], g.reduces["c"])
 	}
@@ -58,7 +63,7 @@ func TestDecomposeGoalWork(t *testing.T) {
 		t.Errorf("class figure\n got %s\nwant %s", got, want)
 	}
 	// The partition bound over the maps' minimum: 87.5/25.
-	want = "maps +2.500 (4.00× their minimum, 1.14× the partition bound, which is 3.50× the minimum; +0.800 started within 30s of submission), reduces +0.500, killed 0.000; every goal job at the partition bound (reduces at their least, no partition full): 3.08× the minimum"
+	want = "maps +2.500 (4.00× their minimum, 1.14× the partition bound, which is 3.50× the minimum; +0.800 started within 30s of submission), reduces +0.500, killed 0.000; every goal job at the partition bound (reduces at their least, no partition full): 3.08× the minimum; first map 7s after submission (median; fastest 7s, 90th percentile 7s, 2 jobs)"
 	if got := g.totalFigure(); got != want {
 		t.Errorf("total figure\n got %s\nwant %s", got, want)
 	}

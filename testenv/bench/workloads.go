@@ -307,7 +307,7 @@ func tightRows(o Options) ([]Row, error) {
 		tasks = append(tasks,
 			func() (err error) { stock[k], err = experiment.RunStatic(name, s, nil); return err },
 			func() (err error) {
-				side[k], err = experiment.RunSidecar(name, s, experiment.SidecarOptions{WarmupSeed: s + 100, MCSamples: 100, Config: cfg, OnCycle: checks[k].Check})
+				side[k], err = experiment.RunSidecar(name, s, experiment.SidecarOptions{Cycle: o.TightCycle, WarmupSeed: s + 100, MCSamples: 100, Config: cfg, OnCycle: checks[k].Check})
 				return err
 			},
 			func() error {

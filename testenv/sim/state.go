@@ -17,9 +17,13 @@ var _ rmweb.State = (*Cluster)(nil)
 type JobResult struct {
 	AppID, JobID, Name, Class, Queue string
 	Submit, Start, Finish            time.Time
-	Deadline                         *time.Time
-	Maps, Reduces                    int
-	State                            string
+	// FirstMap is when the job's first map attempt started (zero before
+	// any did): how soon after submission a decision must come to choose
+	// where its first wave runs.
+	FirstMap      time.Time
+	Deadline      *time.Time
+	Maps, Reduces int
+	State         string
 	// TaskSeconds are the container-seconds of every task attempt,
 	// killed ones included; WastedSeconds those of the killed attempts
 	// (preempted, speculative losers, lost nodes); MinTaskSeconds the
@@ -49,6 +53,9 @@ func (c *Cluster) Results() []JobResult {
 		bytes := make([]int64, len(a.maps))
 		for i, t := range a.maps {
 			bytes[i] = t.bytes
+			if len(t.attempts) > 0 && (r.FirstMap.IsZero() || t.attempts[0].start.Before(r.FirstMap)) {
+				r.FirstMap = t.attempts[0].start
+			}
 		}
 		r.MinTaskSeconds = c.sc.MinWork(a.class, bytes, len(a.reduces), a.submit.Sub(c.start))
 		r.MapUse, r.MapProc, r.MapRead = c.mapUse(a)
