@@ -163,7 +163,11 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 	}
 	if mutates {
 		res, version, err := a.applyMutation(ctx, plan, &entry, log)
-		if res == ResultApplied {
+		switch {
+		case res != ResultApplied:
+		case idlePlan(plan):
+			a.Rate.RecordIdle(planTime(plan, a.now()))
+		default:
 			a.Rate.Record(planTime(plan, a.now()))
 		}
 		out.Result, out.VersionAfter = res, version

@@ -44,6 +44,9 @@ type RateLimit struct {
 
 	mu   sync.Mutex
 	past []time.Time // mutations in the last hour
+	// timed is the last mutation the least interval counts from: a
+	// mutation written while nothing ran (RecordIdle) does not start it.
+	timed time.Time
 }
 
 // NewRateLimit builds the limiter from the config.
@@ -76,8 +79,8 @@ func (r *RateLimit) Allow(now time.Time, plan *Plan) (bool, string) {
 	defer r.mu.Unlock()
 	r.trim(now)
 	urgent := raisesUrgent(plan)
-	if n := len(r.past); n > 0 && r.MinInterval > 0 && now.Sub(r.past[n-1]) < r.MinInterval && !urgent {
-		return false, fmt.Sprintf("last mutation %s ago; min_apply_interval is %s", now.Sub(r.past[n-1]).Round(time.Second), r.MinInterval)
+	if !r.timed.IsZero() && r.MinInterval > 0 && now.Sub(r.timed) < r.MinInterval && !urgent {
+		return false, fmt.Sprintf("last mutation %s ago; min_apply_interval is %s", now.Sub(r.timed).Round(time.Second), r.MinInterval)
 	}
 	if r.MaxPerHour > 0 && len(r.past) >= r.MaxPerHour {
 		return false, fmt.Sprintf("%d mutations in the last hour; max_mutations_per_hour is %d", len(r.past), r.MaxPerHour)
@@ -93,13 +96,39 @@ func (r *RateLimit) Allow(now time.Time, plan *Plan) (bool, string) {
 
 // Record notes a mutation written at now.
 func (r *RateLimit) Record(now time.Time) {
+	r.record(now, true)
+}
+
+// RecordIdle notes a mutation written at now while no job was running
+// (idlePlan): it counts toward the hourly cap but does not start the
+// least interval. The interval spaces re-initialisations that running
+// jobs feel; one on an idle cluster disturbs nobody, and holding the
+// next write behind it held the first plan for the jobs that arrive
+// next (lee-gpu: the route to the GPU partition at 00:01:00, a cycle
+// after both jobs arrived, waited until 00:02:00 behind a 50 → 52.9%
+// write made at 00:00:00 before either came).
+func (r *RateLimit) RecordIdle(now time.Time) {
+	r.record(now, false)
+}
+
+func (r *RateLimit) record(now time.Time, timed bool) {
 	if r == nil {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.past = append(r.past, now)
+	if timed {
+		r.timed = now
+	}
 	r.trim(now)
+}
+
+// idlePlan: the plan was made while nothing progressed (its ΣPS now is
+// zero: no running job has a container).
+func idlePlan(p *Plan) bool {
+	now, ok := p.Predicted["sum_ps_now"]
+	return ok && now <= 0
 }
 
 // PerHour is the number of mutations in the hour before now.
