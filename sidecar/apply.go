@@ -163,11 +163,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 	}
 	if mutates {
 		res, version, err := a.applyMutation(ctx, plan, &entry, log)
-		switch {
-		case res != ResultApplied:
-		case idlePlan(plan):
-			a.Rate.RecordIdle(planTime(plan, a.now()))
-		default:
+		if res == ResultApplied {
 			a.Rate.Record(planTime(plan, a.now()))
 		}
 		out.Result, out.VersionAfter = res, version

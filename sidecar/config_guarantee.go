@@ -55,8 +55,7 @@ const (
 // RateConfig bounds how often the sidecar writes (each mutation makes the
 // RM re-initialise its whole queue tree).
 type RateConfig struct {
-	// MinApplyInterval is the least time between two mutations; one
-	// written while no job ran does not start it (RateLimit.RecordIdle).
+	// MinApplyInterval is the least time between two mutations.
 	MinApplyInterval time.Duration `yaml:"min_apply_interval"`
 	// MaxMutationsPerHour caps mutations over any sliding hour.
 	MaxMutationsPerHour int `yaml:"max_mutations_per_hour"`

@@ -121,50 +121,6 @@ func TestRateLimit(t *testing.T) {
 	}
 }
 
-// TestRateLimitIdleWrite: a mutation written while nothing ran counts in
-// the hourly cap but does not start the least interval, so the first plan
-// for the jobs that arrive next is not held behind it; a busy write does.
-func TestRateLimitIdleWrite(t *testing.T) {
-	t0 := time.Unix(1_700_000_000, 0)
-	idle := &Plan{Predicted: map[string]float64{"sum_ps": 0, "sum_ps_now": 0}}
-	busy := &Plan{Predicted: map[string]float64{"sum_ps": 2, "sum_ps_now": 1}}
-	none := &Plan{}
-	for _, tc := range []struct {
-		name     string
-		first    *Plan
-		wantIdle bool
-	}{
-		{"written while idle", idle, true},
-		{"written while jobs ran", busy, false},
-		{"no prediction: counted as busy", none, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := idlePlan(tc.first); got != tc.wantIdle {
-				t.Fatalf("idlePlan = %v, want %v", got, tc.wantIdle)
-			}
-			r := &RateLimit{MinInterval: 2 * time.Minute, MaxPerHour: 2}
-			if tc.wantIdle {
-				r.RecordIdle(t0)
-			} else {
-				r.Record(t0)
-			}
-			ok, why := r.Allow(t0.Add(time.Minute), busy)
-			if ok != tc.wantIdle {
-				t.Fatalf("a minute later: allowed=%v (%s), want %v", ok, why, tc.wantIdle)
-			}
-			if n := r.PerHour(t0.Add(time.Minute)); n != 1 {
-				t.Errorf("mutations in the hour = %d, want 1", n)
-			}
-			// The hourly cap counts the idle write: after a second, a
-			// third must wait for the hour.
-			r.Record(t0.Add(3 * time.Minute))
-			if ok, _ := r.Allow(t0.Add(6*time.Minute), busy); ok {
-				t.Errorf("third mutation in the hour allowed; max_mutations_per_hour is 2")
-			}
-		})
-	}
-}
-
 // TestRateLimitReserve: with 12 an hour and 2 reserved, the 11th and 12th
 // mutations go only to plans that raise a queue back toward its guarantee
 // or for a deadline; the cap itself still holds for them.

@@ -20,6 +20,18 @@ const ResultDeferred Result = "deferred"
 // 12 an hour (one per 5 minutes on average; issue 15 saw 33/hour on
 // hetero-100). A plan whose predicted ΣPS gain is under 2% and that moves
 // no queue's home is not worth a tree re-initialisation.
+//
+// Measured and reverted: letting a mutation written while no job ran
+// (ΣPS now 0) count toward the hourly cap without starting the interval.
+// On lee-gpu the route at 00:01:00, a cycle after both jobs arrived, then
+// landed at once instead of waiting behind a small write made at
+// 00:00:00 (crypto 0.77× stock instead of 0.79×, 93% of the oracle's gain
+// instead of 85%; sort 0.91× instead of 0.93×), but writes after idle
+// spells elsewhere cost more than they gained (`go run ./testenv/bench
+// -seeds 3`, same day): fb-2009's median fb-small job 1.06× stock (was
+// 1.00×, goal ≤1.02×) and fb-tiny 1.07× (1.04×), fb-2009 1.05× its best
+// static (1.03×), nested-absolute 0.80× stock (0.77×), shift's crypto
+// 0.93× (0.89×), fb-2009-day's median fb-large 0.92× (0.82×).
 const (
 	DefaultMinApplyInterval    = 2 * time.Minute
 	DefaultMaxMutationsPerHour = 12
@@ -44,9 +56,6 @@ type RateLimit struct {
 
 	mu   sync.Mutex
 	past []time.Time // mutations in the last hour
-	// timed is the last mutation the least interval counts from: a
-	// mutation written while nothing ran (RecordIdle) does not start it.
-	timed time.Time
 }
 
 // NewRateLimit builds the limiter from the config.
@@ -79,8 +88,8 @@ func (r *RateLimit) Allow(now time.Time, plan *Plan) (bool, string) {
 	defer r.mu.Unlock()
 	r.trim(now)
 	urgent := raisesUrgent(plan)
-	if !r.timed.IsZero() && r.MinInterval > 0 && now.Sub(r.timed) < r.MinInterval && !urgent {
-		return false, fmt.Sprintf("last mutation %s ago; min_apply_interval is %s", now.Sub(r.timed).Round(time.Second), r.MinInterval)
+	if n := len(r.past); n > 0 && r.MinInterval > 0 && now.Sub(r.past[n-1]) < r.MinInterval && !urgent {
+		return false, fmt.Sprintf("last mutation %s ago; min_apply_interval is %s", now.Sub(r.past[n-1]).Round(time.Second), r.MinInterval)
 	}
 	if r.MaxPerHour > 0 && len(r.past) >= r.MaxPerHour {
 		return false, fmt.Sprintf("%d mutations in the last hour; max_mutations_per_hour is %d", len(r.past), r.MaxPerHour)
@@ -96,39 +105,13 @@ func (r *RateLimit) Allow(now time.Time, plan *Plan) (bool, string) {
 
 // Record notes a mutation written at now.
 func (r *RateLimit) Record(now time.Time) {
-	r.record(now, true)
-}
-
-// RecordIdle notes a mutation written at now while no job was running
-// (idlePlan): it counts toward the hourly cap but does not start the
-// least interval. The interval spaces re-initialisations that running
-// jobs feel; one on an idle cluster disturbs nobody, and holding the
-// next write behind it held the first plan for the jobs that arrive
-// next (lee-gpu: the route to the GPU partition at 00:01:00, a cycle
-// after both jobs arrived, waited until 00:02:00 behind a 50 → 52.9%
-// write made at 00:00:00 before either came).
-func (r *RateLimit) RecordIdle(now time.Time) {
-	r.record(now, false)
-}
-
-func (r *RateLimit) record(now time.Time, timed bool) {
 	if r == nil {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.past = append(r.past, now)
-	if timed {
-		r.timed = now
-	}
 	r.trim(now)
-}
-
-// idlePlan: the plan was made while nothing progressed (its ΣPS now is
-// zero: no running job has a container).
-func idlePlan(p *Plan) bool {
-	now, ok := p.Predicted["sum_ps_now"]
-	return ok && now <= 0
 }
 
 // PerHour is the number of mutations in the hour before now.
