@@ -48,6 +48,10 @@ type Options struct {
 	// the daemon's default, 30 s): whether deciding sooner after a goal
 	// job arrives places its first wave better.
 	TightCycle time.Duration
+	// HeldOutN is how many generated clusters the heldout rows run, and
+	// HeldOutTuning runs them on the tuning set instead (heldout.go).
+	HeldOutN      int
+	HeldOutTuning bool
 }
 
 // Bench is one registered benchmark area.
@@ -70,9 +74,12 @@ func main() {
 	rowsOnly := flag.String("rows", "", "run only the row groups whose name contains this (areas with named groups)")
 	nodeAge := flag.Duration("node-listing-max-age", 0, "observe's node-listing reuse bound (0: the default, negative: re-read every snapshot)")
 	tightCycle := flag.Duration("tight-cycle", 0, "the sidecar's control interval in the hetero-100-tight rows (0: the daemon's default, 30s)")
+	heldoutN := flag.Int("heldout-n", 30, "generated clusters the heldout rows run (the first n of the set)")
+	heldoutTuning := flag.Bool("heldout-tuning", false, "run the heldout rows on the tuning clusters (gen.TuningSeeds) instead of the held-out ones")
 	flag.Parse()
 	sort.SliceStable(benches, func(i, j int) bool { return benches[i].Order < benches[j].Order })
-	opts := Options{Seeds: *seeds, FirstSeed: *firstSeed, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge, DeadlineDays: *deadlineDays, TightCycle: *tightCycle}
+	opts := Options{Seeds: *seeds, FirstSeed: *firstSeed, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge, DeadlineDays: *deadlineDays, TightCycle: *tightCycle,
+		HeldOutN: *heldoutN, HeldOutTuning: *heldoutTuning}
 
 	var rows []Row
 	failed := 0

@@ -50,6 +50,11 @@ type Result struct {
 	// NameNodeCalls is, per cycle, the calls the mini NameNode answered
 	// (runs with BlockMaps only).
 	NameNodeCalls []int
+	// Reversals are, per queue, the applied changes that undid the
+	// previous change of the same property (reversals.go); ChangedQueues
+	// how many queues the run changed at all (sidecar runs only).
+	Reversals     map[string]int
+	ChangedQueues int
 }
 
 // ByName maps job names to completion times.
@@ -263,6 +268,8 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	slot := sidecarSlot()
 	busy := &sidecar.BusyQueueFloor{}
 	res := Result{Scenario: scenario, Seed: seed, Mode: "sidecar"}
+	flips := newReversals()
+	changed := map[string]bool{}
 	var inputs *miniHDFS
 	if o.BlockMaps || cfg.HDFS.Enabled {
 		inputs, err = startMiniHDFS(c, client, cfg.HDFS, o.Log)
@@ -303,6 +310,14 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 			}
 			if rep.Outcome.Result == sidecar.ResultApplied {
 				res.Applied++
+				flips.observe(rep.Plan)
+				if rep.Plan != nil {
+					for _, ch := range rep.Plan.Changes {
+						if ch.Queue != "" {
+							changed[ch.Queue] = true
+						}
+					}
+				}
 			}
 			res.Cycles++
 			if o.OnCycle != nil {
@@ -337,6 +352,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 			res.Makespan = d
 		}
 	}
+	res.Reversals, res.ChangedQueues = flips.count, len(changed)
 	res.Status = board.Get()
 	res.PS = res.Status.History
 	if inputs != nil {
