@@ -18,7 +18,7 @@ import (
 // over the other leaves; route two leaves, half each — expressed as each
 // leaf's share of the partition, from which every queue's share of its
 // parent follows (a parent holds its leaves' sum; a parent with nothing
-// splits its share evenly, as an admin would keep it valid). The admin's
+// has children with nothing, as the Capacity Scheduler requires). The admin's
 // own routing in the scenario stays as it is unless a member routes the
 // same leaf elsewhere.
 func treeFamily(sc *sim.Scenario) ([]experiment.NamedMutation, error) {
@@ -74,12 +74,14 @@ func treeFamily(sc *sim.Scenario) ([]experiment.NamedMutation, error) {
 			}
 			left := 100.0
 			for i, c := range q.Children {
-				pct := 100 / float64(len(q.Children))
+				// A parent with nothing in the partition has children with
+				// nothing (the Capacity Scheduler rejects any other sum).
+				pct := 0.0
 				if parentAbs > 1e-12 {
 					pct = 100 * abs[c.Path] / parentAbs
 				}
 				pct = math.Round(pct*100) / 100
-				if i == len(q.Children)-1 {
+				if i == len(q.Children)-1 && parentAbs > 1e-12 {
 					pct = math.Round(left*100) / 100
 				}
 				left -= pct

@@ -68,12 +68,12 @@ type Profile string
 
 // The class profiles drawn.
 const (
-	GPUAll   Profile = "gpu"      // gains on every GPU kind
-	GPUOne   Profile = "gpu-one"  // gains on one GPU kind only
-	CPUBound Profile = "cpu"      // gains on newer CPU generations
-	Flat     Profile = "flat"     // gains nowhere
-	IOBound  Profile = "io"       // short compute, input reads dominate
-	LosesGPU Profile = "loses"    // slower on the GPU hosts' CPUs
+	GPUAll   Profile = "gpu"     // gains on every GPU kind
+	GPUOne   Profile = "gpu-one" // gains on one GPU kind only
+	CPUBound Profile = "cpu"     // gains on newer CPU generations
+	Flat     Profile = "flat"    // gains nowhere
+	IOBound  Profile = "io"      // short compute, input reads dominate
+	LosesGPU Profile = "loses"   // slower on the GPU hosts' CPUs
 )
 
 // Info says what was drawn, for the bench rows.
