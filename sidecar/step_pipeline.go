@@ -77,7 +77,7 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		calibrationSampledStep{Samples: d.samples, Models: d.Models},
 		deadlineStep{Models: d.Models, Residuals: d.Residuals, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		arrivingGoalStep{Guard: d.Preemption, Models: d.Models, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
-		psPlanStep{},
+		psPlanStep{CalibrationMax: d.calibrationMax()},
 		routeGainStep{},
 		// After the route gain (which leaves goal queues alone) and before
 		// the reservations, which hold containers in each queue's home.
@@ -99,6 +99,10 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		// raise; the rate limit checks the written change).
 		restoresStep{Seen: seen},
 		guaranteeStep{Bands: d.Guarantees, Seen: seen},
+		// After the bands (a blend of in-band values stays in band),
+		// before the preemption steps (they only move toward live values):
+		// no class predicted slower than under the admin's configuration.
+		harmStep{Seen: seen, Margin: d.HarmMarginPercent, CalibrationMax: d.calibrationMax()},
 		// After the bands: it bounds the move that will be written, and
 		// only scales it toward the live values, so it stays in band.
 		preemptionStep{Guard: d.Preemption},
@@ -109,6 +113,14 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		localityResetStep{Keep: d.KeepRackLocalityReset},
 		priorityStep{Enabled: d.Priorities},
 	}
+}
+
+// calibrationMax is the configured bound on a calibration's exposure.
+func (d *PSDecider) calibrationMax() int64 {
+	if d.CalibrationMaxContainers == 0 {
+		return DefaultCalibrationMaxContainers
+	}
+	return d.CalibrationMaxContainers
 }
 
 // Decide implements Decider: the steps above, then the status the reports

@@ -10,14 +10,16 @@ import (
 )
 
 // psPlanStep is the PS-fair capacity plan over the leaves (Lee's
-// Algorithm 2 lifted to queues × partitions; progress.Plan).
-type psPlanStep struct{}
+// Algorithm 2 lifted to queues × partitions; progress.Plan). A queue is
+// sent to calibrate on an unmeasured partition only while its demand is at
+// most CalibrationMax containers (issue 32: a bounded sample).
+type psPlanStep struct{ CalibrationMax int64 }
 
 func (psPlanStep) Name() string { return "PS plan" }
 
-func (psPlanStep) Run(s *decideState) error {
+func (st psPlanStep) Run(s *decideState) error {
 	// Each queue rated by where its own input lives (effective.go).
-	s.Plan = progress.Plan(progress.PlanInput{Partitions: plannable(s), Queues: QueueRateKeys(s.Queues, s.Rates), Rates: s.Rates})
+	s.Plan = progress.Plan(progress.PlanInput{Partitions: plannable(s), Queues: QueueRateKeys(s.Queues, s.Rates), Rates: s.Rates, CalibrationMaxContainers: st.CalibrationMax})
 	return nil
 }
 

@@ -292,6 +292,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Slot: slot,
 			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
+			HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers,
 			Guarantees: cfg.Bands(), RMVersion: info.HadoopVersion, FirstSeen: firstSeen,
 			Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
 				Models: learner.Models, Slot: slot}},
