@@ -165,6 +165,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		res, version, err := a.applyMutation(ctx, plan, &entry, log)
 		if res == ResultApplied {
 			a.Rate.Record(planTime(plan, a.now()))
+			a.Rate.RecordChanges(planTime(plan, a.now()), plan)
 		}
 		out.Result, out.VersionAfter = res, version
 		if err != nil {
