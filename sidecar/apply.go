@@ -128,7 +128,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 	a.cycle++
 	log := a.logger()
 	entry := AuditEntry{Time: a.now(), Cycle: a.cycle, Mode: a.Mode, User: a.User,
-		VersionBefore: plan.ConfVersion, Reasons: plan.Reasons}
+		VersionBefore: plan.ConfVersion, Reasons: plan.Reasons, Calibrations: plan.Calibrations}
 	entry.Before, entry.After = changedProps(plan.Base, plan.Desired)
 	defer func() {
 		out.MutationsLastHour = a.Rate.PerHour(planTime(plan, a.now()))

@@ -45,6 +45,9 @@ type Decision struct {
 	Globals []GlobalChange
 	// Urgent are queues raised for a deadline at risk (queue → reason).
 	Urgent map[string]string
+	// Calibrations are the queues sent to an unmeasured partition and the
+	// containers each exposes there (psPlanStep).
+	Calibrations []CalibrationExposure
 	// Restores are queues raised back toward their guarantee or for their
 	// goal jobs (queue → reason; restoresStep).
 	Restores map[string]string
@@ -180,6 +183,7 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	plan.Priorities = dec.Priorities
 	plan.Predicted = dec.Predicted
 	plan.Urgent = dec.Urgent
+	plan.Calibrations = dec.Calibrations
 	plan.Restores = dec.Restores
 	rep.Plan = plan
 

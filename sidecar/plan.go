@@ -75,6 +75,9 @@ type Plan struct {
 	// deadline (queue → reason): such a plan may pass the rate limit's
 	// interval and gain threshold (RateLimit.Allow), never the bands.
 	Urgent map[string]string `json:"urgent,omitempty"`
+	// Calibrations are the plan's calibration moves and the containers
+	// each exposes to an unmeasured partition (issue 32).
+	Calibrations []CalibrationExposure `json:"calibrations,omitempty"`
 	// Restores are queues the plan raises back toward the admin's
 	// guarantee or for their goal jobs (queue → reason): such a plan may
 	// use the last mutations of the hour (RateLimit.Reserved).

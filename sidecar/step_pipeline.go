@@ -56,6 +56,9 @@ type decideState struct {
 	// Sampled are the queues whose calibration sample this decision found
 	// complete, with their running apps (calibrationSampledStep).
 	Sampled map[string][]string
+	// Calibrations are the plan's calibration moves and their exposure
+	// (psPlanStep); Decide keeps those the final targets still make.
+	Calibrations []CalibrationExposure
 }
 
 // decideStep is one named step of the decision (Nomad's
@@ -168,6 +171,11 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	d.samples.sampled(s.Sampled)
 	dec := Decision{Targets: s.Targets, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Restores: s.Restores, Preemption: s.Preemption,
 		Predicted: map[string]float64{"sum_ps": s.Plan.SumPS, "sum_ps_bound": s.Plan.Bound, "min_ps_over_fair": s.Plan.MinPS}}
+	for _, c := range s.Calibrations {
+		if t, ok := s.Targets[c.Queue]; ok && t.DefaultLabelExpression != nil && *t.DefaultLabelExpression == c.Partition {
+			dec.Calibrations = append(dec.Calibrations, c)
+		}
+	}
 	d.status(s, &dec)
 	dec.Predicted["sum_ps_now"] = dec.SumPS
 	return dec, nil

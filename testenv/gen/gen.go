@@ -61,6 +61,10 @@ type Options struct {
 	// MaxJobs caps the jobs of a cluster (default 120): larger loads get
 	// larger jobs instead of more of them.
 	MaxJobs int
+	// MaxMaps caps the map tasks of a cluster (default 15,000) so a run
+	// stays quick: a load that would need more is lowered (Info.Load says
+	// the load drawn after the cap).
+	MaxMaps int
 }
 
 // Profile is how a class's speed varies over node types.
@@ -128,6 +132,9 @@ func Generate(seed int64, o Options) (*sim.Scenario, Info, error) {
 	if o.MaxJobs == 0 {
 		o.MaxJobs = 120
 	}
+	if o.MaxMaps == 0 {
+		o.MaxMaps = 15000
+	}
 	r := rand.New(rand.NewPCG(uint64(seed), 0x5eed32))
 	info := Info{Seed: seed, Profiles: map[string]Profile{}}
 	sc := &sim.Scenario{Name: fmt.Sprintf("gen-%d", seed), Seed: seed, MaxAppPriority: 10, NoiseSigma: 0.1, Racks: 2 + r.IntN(3),
@@ -139,7 +146,7 @@ func Generate(seed int64, o Options) (*sim.Scenario, Info, error) {
 	for g := 0; g < gens; g++ {
 		name := fmt.Sprintf("cpu-g%d", g+1)
 		vc := int64([]int{8, 16}[r.IntN(2)])
-		sc.NodeTypes = append(sc.NodeTypes, sim.NodeTypeSpec{Name: name, Count: 4 + r.IntN(9), MemoryMB: vc * 2048, VCores: vc})
+		sc.NodeTypes = append(sc.NodeTypes, sim.NodeTypeSpec{Name: name, Count: 3 + r.IntN(6), MemoryMB: vc * 2048, VCores: vc})
 		cpuSpeed[name] = 1 + float64(g)*(0.15+0.2*r.Float64())
 	}
 	// GPU kinds: none, one or two; each its own label, or one shared label.
@@ -156,7 +163,7 @@ func Generate(seed int64, o Options) (*sim.Scenario, Info, error) {
 			sc.Labels = append(sc.Labels, sim.LabelSpec{Name: label, Exclusive: r.IntN(4) == 0})
 		}
 		dn := r.IntN(3) == 0 // compute-only (no DataNode) two times in three
-		sc.NodeTypes = append(sc.NodeTypes, sim.NodeTypeSpec{Name: name, Count: 2 + r.IntN(5), MemoryMB: 65536, VCores: 16, GPUs: 4, Label: label, DataNode: &dn})
+		sc.NodeTypes = append(sc.NodeTypes, sim.NodeTypeSpec{Name: name, Count: 2 + r.IntN(3), MemoryMB: 65536, VCores: 16, GPUs: 4, Label: label, DataNode: &dn})
 		gpus = append(gpus, gpuKind{name: name, label: label, host: 0.8 + 0.5*r.Float64()})
 	}
 	slots := 0
@@ -185,7 +192,7 @@ func Generate(seed int64, o Options) (*sim.Scenario, Info, error) {
 			p = []Profile{CPUBound, Flat}[r.IntN(2)]
 		}
 		name := fmt.Sprintf("c%d-%s", i+1, p)
-		c := class{profile: p, spec: sim.ClassSpec{Name: name, MapSeconds: 20 + 100*r.Float64(), ShuffleSeconds: 5 + 20*r.Float64(), ReduceSeconds: 10 + 50*r.Float64(), Speed: map[string]float64{}}}
+		c := class{profile: p, spec: sim.ClassSpec{Name: name, MapSeconds: 40 + 120*r.Float64(), ShuffleSeconds: 5 + 20*r.Float64(), ReduceSeconds: 10 + 50*r.Float64(), Speed: map[string]float64{}}}
 		for t, s := range cpuSpeed {
 			switch p {
 			case CPUBound:
@@ -217,7 +224,7 @@ func Generate(seed int64, o Options) (*sim.Scenario, Info, error) {
 			// Little compute per block: the read (128 MB at 80-400 MB/s)
 			// is a large part of each map, and compute-only nodes read
 			// every block off-switch.
-			c.spec.MapSeconds = 2 + 4*r.Float64()
+			c.spec.MapSeconds = 8 + 8*r.Float64()
 		}
 		c.spec.MapSeconds = round2(c.spec.MapSeconds)
 		c.spec.ShuffleSeconds = round2(c.spec.ShuffleSeconds)
@@ -332,6 +339,20 @@ func Generate(seed int64, o Options) (*sim.Scenario, Info, error) {
 				jobs += offered * c.weight[h] / perHalf[h] / c.work
 			}
 		}
+	}
+	maps := 0.0
+	for _, c := range classes {
+		for h := 0; h < 2; h++ {
+			if perHalf[h] > 0 {
+				maps += offered * c.weight[h] / perHalf[h] / c.work * float64(c.maps[0]+c.maps[1]) / 2
+			}
+		}
+	}
+	if maps > float64(o.MaxMaps) {
+		f := float64(o.MaxMaps) / maps
+		offered *= f
+		jobs *= f
+		info.Load *= f
 	}
 	scale := 1.0 // larger jobs rather than more of them
 	if jobs > float64(o.MaxJobs) {
