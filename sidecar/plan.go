@@ -53,6 +53,9 @@ type Change struct {
 	To        string `json:"to"`
 	Limited   bool   `json:"limited,omitempty"` // clamped by the step limit this cycle
 	Reason    string `json:"reason,omitempty"`
+	// SetBy is the decision step that last set the value (provenance.go;
+	// empty for values outside the targets, e.g. globals).
+	SetBy string `json:"setBy,omitempty"`
 }
 
 // Plan is one cycle's decision as a value: what to change, why, and the

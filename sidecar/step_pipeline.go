@@ -162,14 +162,19 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	}
 	d.homes.observe(tree, snap.Time, len(d.homes) == 0)
 	d.samples.follow(d.sent, tree, snap, d.homes)
+	setBy := map[string]string{}
+	prev := targetValues(s.Targets)
 	for _, st := range d.steps(seen) {
 		if err := st.Run(s); err != nil {
 			return Decision{}, fmt.Errorf("decide step %s: %w", st.Name(), err)
 		}
+		cur := targetValues(s.Targets)
+		chargeChanges(setBy, prev, cur, st.Name())
+		prev = cur
 	}
 	d.sent.record(s.Plan, s.Queues, tree)
 	d.samples.sampled(s.Sampled)
-	dec := Decision{Targets: s.Targets, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Restores: s.Restores, Preemption: s.Preemption,
+	dec := Decision{Targets: s.Targets, SetBy: setBy, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Restores: s.Restores, Preemption: s.Preemption,
 		Predicted: map[string]float64{"sum_ps": s.Plan.SumPS, "sum_ps_bound": s.Plan.Bound, "min_ps_over_fair": s.Plan.MinPS}}
 	for _, c := range s.Calibrations {
 		if t, ok := s.Targets[c.Queue]; ok && t.DefaultLabelExpression != nil && *t.DefaultLabelExpression == c.Partition {
