@@ -32,4 +32,11 @@ type Options struct {
 	// AM proxy's redirect for finished apps; "" means the host the request
 	// came to (the mini cluster serves JobHistory on the RM's port).
 	JobHistoryAddress string
+	// ReplaceLabelsReadEmpty makes replace-node-to-labels read every
+	// entry's labels as an empty list, whatever the body says: the real RM
+	// with a body whose labels it cannot read (recorded on 3.3.6 for the
+	// key "nodeLabels": 200, an unlabelled node unchanged, a labelled one
+	// unlabelled). It lets a test see a label write that answers 200 and
+	// does not land.
+	ReplaceLabelsReadEmpty bool
 }
