@@ -304,7 +304,7 @@ func TestLayouterWaitsForAStableProposal(t *testing.T) {
 			t.Fatalf("step %d: ready %v waiting %q, want %v %q (layout %+v)", i, rep.Ready, rep.Waiting, s.ready, s.wait, rep.Layout)
 		}
 	}
-	l.Applied(snap.Time)
+	l.Attempted(snap.Time, ResultApplied, nil)
 	// Right after a change the interval holds the next one back.
 	for i := 0; i < 3; i++ {
 		snap.Time = snap.Time.Add(time.Minute)
