@@ -105,6 +105,13 @@ func ioBadRequest(w http.ResponseWriter, msg string) {
 	remoteError(w, http.StatusBadRequest, "BadRequestException", "org.apache.hadoop.yarn.webapp.BadRequestException", "java.io.IOException: "+msg)
 }
 
+// emptyOK is a label write's success: 200, no body, labelled JSON
+// (recorded: Content-Type application/json, Content-Length 0).
+func emptyOK(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json;charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+}
+
 // oneOrMany reads a Jersey JSON list: an array, or one element as itself.
 func oneOrMany[T any](raw json.RawMessage, dst *[]T) error {
 	s := strings.TrimSpace(string(raw))
@@ -168,7 +175,7 @@ func (h *handler) addNodeLabels(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	w.WriteHeader(http.StatusOK)
+	emptyOK(w)
 }
 
 // removeNodeLabels: refused while a queue's accessible-node-labels names
@@ -222,7 +229,7 @@ func (h *handler) removeNodeLabels(w http.ResponseWriter, r *http.Request) {
 		ioBadRequest(w, err.Error())
 		return
 	}
-	w.WriteHeader(http.StatusOK)
+	emptyOK(w)
 }
 
 func slicesContains(s []string, v string) bool {
@@ -344,5 +351,5 @@ func (h *handler) replaceNodeToLabels(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	w.WriteHeader(http.StatusOK)
+	emptyOK(w)
 }

@@ -19,6 +19,9 @@ type Options struct {
 	// others on admin endpoints).
 	RequireUser bool
 	AdminUsers  []string
+	// StaticUser is hadoop.http.staticuser.user, the user a request without
+	// ?user.name= acts as ("" = Hadoop's default dr.who).
+	StaticUser string
 	// MaxAppPriority is yarn.cluster.max-application-priority.
 	MaxAppPriority int
 	// HAState is reported in clusterInfo (ACTIVE, STANDBY). An HA pair is
