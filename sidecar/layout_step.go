@@ -261,11 +261,12 @@ func (l *Loop) layoutStep(ctx context.Context, snap cluster.Snapshot, applier *A
 	l.Labels.Attempted(snap.Time, res, err)
 	last := l.Labels.last
 	rep.LastAttempt = &last
-	// One line per attempt; the cycles that wait after it say why in the
-	// status only (rep.Waiting), not in the log.
+	// The reason is logged once, by ApplyLabels ("node labels not
+	// applied"); the cycles that wait after it say why in the status only
+	// (rep.Waiting, LastAttempt), not in the log.
 	if err != nil {
 		log.Warn("node-label layout not applied; not retried before labels.min_interval", "result", res, "nodes", len(rep.Change.Nodes),
-			"labels", len(rep.Change.Add), "min_interval", l.Labels.interval(), "error", err)
+			"labels", len(rep.Change.Add), "next_attempt_after", snap.Time.Add(l.Labels.interval()))
 	} else {
 		log.Info("node-label layout", "result", res, "nodes", len(rep.Change.Nodes), "labels", len(rep.Change.Add))
 	}

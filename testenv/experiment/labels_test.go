@@ -1,9 +1,12 @@
 package experiment
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
@@ -36,6 +39,7 @@ type labelRun struct {
 	attempts []sidecar.LayoutReport // cycles that tried a change
 	last     sidecar.CycleReport
 	waits    []string // Waiting of the cycles after a failed attempt
+	log      *bytes.Buffer
 }
 
 func runLabelLayout(t *testing.T, readEmpty bool, interval time.Duration) labelRun {
@@ -46,8 +50,9 @@ func runLabelLayout(t *testing.T, readEmpty bool, interval time.Duration) labelR
 	}
 	cfg.Mode = sidecar.ModeApply
 	cfg.Labels.MinInterval = interval
-	var run labelRun
-	_, err = RunSidecar("hetero-100-unlabelled", 3, SidecarOptions{WarmupSeed: 103, Labels: true, Config: cfg, MCSamples: 50,
+	run := labelRun{log: &bytes.Buffer{}}
+	logger := hclog.New(&hclog.LoggerOptions{Output: run.log, Level: hclog.Warn})
+	_, err = RunSidecar("hetero-100-unlabelled", 3, SidecarOptions{WarmupSeed: 103, Labels: true, Config: cfg, MCSamples: 50, Log: logger,
 		Scenario: labelScenario(t, readEmpty),
 		OnCycle: func(rep sidecar.CycleReport) {
 			run.last = rep
@@ -114,6 +119,10 @@ func TestLabelLayoutIgnoredByRM(t *testing.T) {
 			t.Errorf("attempt %d came %s after the one before; want about %s", i, at.Sub(prev), interval)
 		}
 		prev = at
+	}
+	// The reason is logged once per attempt, not on the cycles between.
+	if n := strings.Count(run.log.String(), "node labels not applied"); n != len(run.attempts) {
+		t.Errorf("%d log lines with the reason for %d attempts", n, len(run.attempts))
 	}
 	if len(run.waits) == 0 {
 		t.Fatal("no cycle waited after a failed attempt")
