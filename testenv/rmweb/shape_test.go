@@ -328,6 +328,14 @@ func TestRESTShapes(t *testing.T) {
 		{name: "app priority put above max", on: "rm", method: "PUT", path: "/ws/v1/cluster/apps/" + app + "/priority", body: `{"priority":99}`, status: 200, json: func(t *testing.T, v map[string]any) {
 			sEq(t, v, "priority", 10.0) // yarn.cluster.max-application-priority
 		}},
+		// Jersey drops unknown keys and AppPriority.priority is an int: a
+		// body without it sets 0 (RMWebServices; not recorded).
+		{name: "app priority put without the key", on: "rm", method: "PUT", path: "/ws/v1/cluster/apps/" + app + "/priority", body: `{"prio":7}`, status: 200, json: func(t *testing.T, v map[string]any) {
+			sEq(t, v, "priority", 0.0)
+		}},
+		{name: "app priority put back", on: "rm", method: "PUT", path: "/ws/v1/cluster/apps/" + app + "/priority", body: `{"priority":10}`, status: 200, json: func(t *testing.T, v map[string]any) {
+			sEq(t, v, "priority", 10.0)
+		}},
 		{name: "app queue put", on: "rm", method: "PUT", path: "/ws/v1/cluster/apps/" + app + "/queue", body: `{"queue":"sort"}`, status: 200, json: func(t *testing.T, v map[string]any) {
 			sExactly(t, v, "queue:string")
 			sEq(t, v, "queue", "sort")
