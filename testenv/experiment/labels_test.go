@@ -18,7 +18,7 @@ import (
 // one that answers 200 and reads no labels (as the real RM did with the
 // former "nodeLabels" key): every attempt is rolled back, tried once per
 // labels.min_interval, and leaves no label behind. The scenario is cut to
-// a quarter of its jobs (about 50 over 45 minutes) to keep the run short.
+// an eighth of its jobs (about 25 over 25 minutes) to keep the run short.
 
 func labelScenario(t *testing.T, readEmpty bool) *sim.Scenario {
 	t.Helper()
@@ -28,7 +28,7 @@ func labelScenario(t *testing.T, readEmpty bool) *sim.Scenario {
 	}
 	gens := append([]sim.GeneratorSpec(nil), sc.Generators...)
 	for i := range gens {
-		gens[i].Count = max(gens[i].Count/4, 2)
+		gens[i].Count = max(gens[i].Count/8, 2)
 	}
 	sc.Generators = gens
 	sc.LabelWritesReadEmpty = readEmpty
@@ -73,9 +73,9 @@ func runLabelLayout(t *testing.T, readEmpty bool, interval time.Duration) labelR
 
 func TestLabelLayoutLands(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a 45-minute hetero-100 day")
+		t.Skip("a short hetero-100 day")
 	}
-	run := runLabelLayout(t, false, 20*time.Minute)
+	run := runLabelLayout(t, false, 10*time.Minute)
 	if len(run.attempts) == 0 {
 		t.Fatal("the layout never tried a label change")
 	}
@@ -97,9 +97,9 @@ func TestLabelLayoutLands(t *testing.T) {
 
 func TestLabelLayoutIgnoredByRM(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a 45-minute hetero-100 day")
+		t.Skip("a short hetero-100 day")
 	}
-	const interval = 20 * time.Minute
+	const interval = 10 * time.Minute
 	run := runLabelLayout(t, true, interval)
 	if len(run.attempts) < 2 {
 		t.Fatalf("%d attempts; the run should last for at least two min intervals", len(run.attempts))
