@@ -23,6 +23,8 @@ type app struct {
 	labelExpr                           string
 	submit, start, finish               time.Time
 	state, finalStatus                  string
+	// historyDamaged: JobHistory cannot load this job (DamageHistory).
+	historyDamaged bool
 
 	amNode    *node
 	amPending bool // AM container requested, not yet allocated
