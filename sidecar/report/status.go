@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 )
 
@@ -42,13 +43,17 @@ type Header struct {
 	// ShieldedQueues are the queues whose disable_preemption=true the
 	// sidecar set (its preemption shield) and YARN holds; [] when none.
 	ShieldedQueues []string `json:"shieldedQueues"`
+	// UnreadableJobs are finished jobs JobHistory listed but could not
+	// serve, left out of calibration: retried, or given up; [] when none.
+	UnreadableJobs []calibrate.UnreadableJob `json:"unreadableJobs"`
 }
 
 // HeaderOf derives the header from a status.
 func HeaderOf(st sidecar.Status) Header {
 	h := Header{Time: st.Time, Cycle: st.Cycle, Mode: st.Mode, PreemptionEnabled: st.PreemptionEnabled, RM: st.RM,
 		RMVersion: st.RMVersion, ValidationPath: st.ValidationPath, Coverage: st.Coverage(), RunningJobs: len(st.Jobs),
-		LastRunning: st.LastRunning, LostWork: st.LostWorkSeconds, Warnings: []string{}, ShieldedQueues: []string{}}
+		LastRunning: st.LastRunning, LostWork: st.LostWorkSeconds, Warnings: []string{}, ShieldedQueues: []string{},
+		UnreadableJobs: append([]calibrate.UnreadableJob{}, st.Unreadable...)}
 	if p := st.Preemption; p != nil {
 		h.ShieldedQueues = append(h.ShieldedQueues, p.Shielded...)
 	}
@@ -68,6 +73,9 @@ func HeaderOf(st sidecar.Status) Header {
 	h.Warnings = append(h.Warnings, st.Warnings...)
 	if strings.EqualFold(st.ValidationPath, "local-only") {
 		h.Warnings = append(h.Warnings, "RM-side validation unavailable: plans are checked locally only before they are applied")
+	}
+	for _, u := range st.Unreadable {
+		h.Warnings = append(h.Warnings, UnreadableText(u))
 	}
 	if c := h.Coverage; c.Cells > 0 && c.Known < c.Cells {
 		h.Warnings = append(h.Warnings, fmt.Sprintf("calibration incomplete: %d of %d class × node-type rates unknown (taken as 1 until measured)", c.Cells-c.Known, c.Cells))
@@ -283,4 +291,13 @@ func onOff(b *bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// UnreadableText says what became of a job JobHistory could not serve.
+func UnreadableText(u calibrate.UnreadableJob) string {
+	what := fmt.Sprintf("JobHistory cannot serve %s (%s, finished %s): not learned; ", u.JobID, orUnknown(u.Queue), u.Finished.UTC().Format("2006-01-02 15:04Z"))
+	if u.GaveUp {
+		return what + fmt.Sprintf("given up after %d tries, last error: %s", u.Tries, u.LastError)
+	}
+	return what + fmt.Sprintf("tried %d times, next try at %s; error: %s", u.Tries, u.NextTry.UTC().Format("2006-01-02 15:04Z"), u.LastError)
 }
