@@ -44,7 +44,9 @@ type LabelLayouter struct {
 	Classifier calibrate.Classifier
 	ClassKey   calibrate.ClassKey
 	Slot       cluster.Resource
-	Config     LabelsConfig
+	// Sizer, when set, reads the slot from the cluster (wins over Slot).
+	Sizer  *SlotSizer
+	Config LabelsConfig
 	// Locality, when set, is where each class's input lives per node type
 	// (from HDFS block maps); without it reads are not counted beyond what
 	// the learned rates already include.
@@ -73,10 +75,7 @@ type LayoutReport struct {
 // type and slots, each class's demand (running and pending containers of
 // its running apps, in slots), queue and rates.
 func (l *LabelLayouter) LayoutInput(snap cluster.Snapshot) ([]affinity.LayoutNode, []affinity.LayoutClass) {
-	slot := l.Slot
-	if slot.MemoryMB <= 0 {
-		slot.MemoryMB = 2048
-	}
+	slot := slotFor(l.Sizer, l.Slot, snap)
 	var nodes []affinity.LayoutNode
 	types := map[string]bool{}
 	for _, n := range snap.Nodes {

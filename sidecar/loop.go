@@ -31,6 +31,8 @@ type Decision struct {
 	Predicted  map[string]float64
 	Notes      []string
 	// What the decision saw, for metrics and reports.
+	// Slot is the planning slot the decision counted containers in.
+	Slot    SlotChoice
 	Jobs    []JobStatus
 	Rates   []RateStatus
 	Queues  []QueueStatus
