@@ -69,6 +69,10 @@ type LayoutReport struct {
 	Result  Result          `json:"result,omitempty"`
 	Error   string          `json:"error,omitempty"`
 	Waiting string          `json:"waiting,omitempty"` // why it did not act
+	// Slot is the container the layout counted slots in, and TypeSlots
+	// each node type's slots (its usable nodes' memory ÷ the slot).
+	Slot      cluster.Resource `json:"slot"`
+	TypeSlots map[string]int64 `json:"slotsByNodeType"`
 }
 
 // LayoutInput gathers the layout's inputs from a snapshot: each node's
@@ -142,7 +146,10 @@ func (l *LabelLayouter) Propose(snap cluster.Snapshot, existing []yarn.Label) (L
 	}
 	ch := LabelChangeFrom(layout, existing)
 	ch.Time = snap.Time
-	rep := LayoutReport{Layout: layout, Change: ch}
+	rep := LayoutReport{Layout: layout, Change: ch, Slot: slotFor(l.Sizer, l.Slot, snap), TypeSlots: map[string]int64{}}
+	for _, n := range nodes {
+		rep.TypeSlots[n.Type] += n.Slots
+	}
 	fp := fingerprint(ch)
 	if ch.Empty() || fp != l.proposal {
 		l.proposal, l.stable = fp, 0

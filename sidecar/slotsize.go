@@ -2,10 +2,12 @@ package sidecar
 
 import (
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
 // DefaultSlot is the planning slot when nothing says what the cluster
@@ -158,4 +160,17 @@ func less(a, b cluster.Resource) bool {
 		return a.MemoryMB < b.MemoryMB
 	}
 	return a.VCores < b.VCores
+}
+
+// ByCalculator is the slot as the Capacity Scheduler counts it: with the
+// DefaultResourceCalculator named in the live configuration, containers
+// are sized by memory alone (a 4096 MB, 4-vcore node runs eight 512 MB,
+// 1-vcore maps, recorded on 3.3.6), so the slot's vcores do not bound how
+// many fit. Unset is taken as counting vcores too, as before: the safe
+// side (fewer slots), and what the mini cluster does without the name.
+func ByCalculator(slot cluster.Resource, live schedconf.Conf) cluster.Resource {
+	if strings.HasSuffix(strings.TrimSpace(live["yarn.scheduler.capacity.resource-calculator"]), ".DefaultResourceCalculator") {
+		slot.VCores = 0
+	}
+	return slot
 }

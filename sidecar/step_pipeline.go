@@ -118,7 +118,7 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	if err != nil {
 		return Decision{}, fmt.Errorf("parse live configuration: %w", err)
 	}
-	s := &decideState{Snap: snap, Live: live, Tree: tree, Slot: slotFor(d.Sizer, d.Slot, snap), ClassOf: d.ClassKey.ClassOf}
+	s := &decideState{Snap: snap, Live: live, Tree: tree, Slot: ByCalculator(slotFor(d.Sizer, d.Slot, snap), live), ClassOf: d.ClassKey.ClassOf}
 	if d.Table != nil {
 		s.Table = d.Table()
 	}
@@ -157,6 +157,7 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	dec.Slot = SlotChoice{Slot: s.Slot, Source: SlotFromConfig}
 	if d.Sizer != nil {
 		dec.Slot = d.Sizer.Choose(snap)
+		dec.Slot.Slot = s.Slot
 	} else if d.Slot.IsZero() {
 		dec.Slot.Source = SlotFromFallback
 	}
