@@ -24,9 +24,9 @@ type UnreadableJob struct {
 type UnreadableJobsError struct{ Jobs []UnreadableJob }
 
 func (e *UnreadableJobsError) Error() string {
-	ids := make([]string, len(e.Jobs))
+	each := make([]string, len(e.Jobs))
 	for i, j := range e.Jobs {
-		ids[i] = j.ID
+		each[i] = j.ID + " (" + j.Err + ")"
 	}
-	return fmt.Sprintf("JobHistory could not serve %d job(s): %s", len(e.Jobs), strings.Join(ids, ", "))
+	return fmt.Sprintf("JobHistory could not serve %d job(s): %s", len(e.Jobs), strings.Join(each, "; "))
 }
