@@ -40,8 +40,9 @@ type SlotChoice struct {
 // queue may hold 2)" for a job that met it.
 //
 // The slot is the task container of the running MapReduce jobs (their
-// mapreduce.map.memory.mb / cpu.vcores from the job conf, else their
-// allocations less the AM per container: progress.TaskSize), rounded up to
+// mapreduce.map.memory.mb / cpu.vcores from the job conf, their reduces'
+// by mapreduce.reduce.*, else their allocations less the AM per
+// container: progress.TaskSize), rounded up to
 // the scheduler's minimum allocation as the RM rounds requests, and the
 // median over the jobs' containers (running plus maps waiting) when jobs
 // differ: the size most containers have. One slot serves the whole
@@ -88,6 +89,14 @@ func (z *SlotSizer) Choose(snap cluster.Snapshot) SlotChoice {
 		w := int64(max(a.RunningContainers-1, 0))
 		if j := a.Job; j != nil {
 			w += int64(max(j.MapsTotal-j.MapsCompleted-len(j.RunningMaps), 0))
+			if rs := j.ReduceContainerSize; !rs.IsZero() && !j.ContainerSize.IsZero() {
+				// Its reduces, running and to come, in their own size.
+				rw := int64(max(j.ReducesTotal-j.ReducesCompleted, 0))
+				w -= int64(j.ReducesRunning)
+				if rw > 0 {
+					sizes = append(sizes, sized{roundUp(rs, z.Minimum), rw})
+				}
+			}
 		}
 		sizes = append(sizes, sized{sz, max(w, 1)})
 		if z.ClassOf != nil {

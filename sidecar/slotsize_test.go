@@ -53,3 +53,19 @@ func TestSlotSizer(t *testing.T) {
 		t.Fatalf("after the job ended: %+v, want the class's 512 MB remembered", got)
 	}
 }
+
+// Reduces, running and to come, count in their own size: a job of 2
+// maps left and 8 reduces of 4096 MB plans in 4096 MB slots.
+func TestSlotSizerCountsReduces(t *testing.T) {
+	j := sizedJob("a", "sort", 1024, 1, 3, 2)
+	j.Job.ReduceContainerSize = cluster.Resource{MemoryMB: 4096, VCores: 1}
+	j.Job.ReducesTotal, j.Job.ReducesRunning = 8, 2
+	z := &SlotSizer{}
+	if got := z.Choose(cluster.Snapshot{Apps: []cluster.App{j}}); got.Slot.MemoryMB != 4096 {
+		t.Fatalf("slot %+v, want the reduces' 4096 MB (8 reduces against 2 maps)", got.Slot)
+	}
+	j.Job.ReducesTotal, j.Job.ReducesRunning = 1, 0
+	if got := z.Choose(cluster.Snapshot{Apps: []cluster.App{j}}); got.Slot.MemoryMB != 1024 {
+		t.Fatalf("slot %+v, want the maps' 1024 MB (4 maps against 1 reduce)", got.Slot)
+	}
+}

@@ -289,8 +289,11 @@ type Job struct {
 	InputPaths []string `json:"inputPaths,omitempty"`
 	// ContainerSize is the map container request (mapreduce.map.memory.mb,
 	// mapreduce.map.cpu.vcores, mapreduce.map.resource.yarn.io/gpu).
-	ContainerSize Resource  `json:"containerSize"`
-	Attempts      []Attempt `json:"attempts,omitempty"`
+	ContainerSize Resource `json:"containerSize"`
+	// ReduceContainerSize is the reduce container request
+	// (mapreduce.reduce.memory.mb, cpu.vcores), read with ContainerSize.
+	ReduceContainerSize Resource  `json:"reduceContainerSize"`
+	Attempts            []Attempt `json:"attempts,omitempty"`
 	// RunningMaps is the progress (0..1) of each running map, from the
 	// AM's tasks (running jobs only).
 	RunningMaps []float64 `json:"runningMaps,omitempty"`
