@@ -31,6 +31,7 @@ func RecordCycle(b *StatusBoard, rep CycleReport) {
 		st.MutationsLastHour = rep.Outcome.MutationsLastHour
 		st.Inputs = rep.Inputs
 		st.Unreadable = append([]calibrate.UnreadableJob{}, rep.Unreadable...)
+		st.Slot = d.Slot
 		st.JobViews = jobViews(rep.Snapshot)
 		st.NodesReadAt, st.NodesReused = rep.Snapshot.NodesReadAt, rep.Snapshot.NodesReused
 		pt := PSPoint{Time: rep.Snapshot.Time, SumPS: d.SumPS, MinPS: d.MinPS, Bound: d.BoundPS, UsableBound: d.UsableBoundPS, Jobs: map[string]float64{}}

@@ -172,6 +172,9 @@ type Status struct {
 	// Unreadable are finished jobs JobHistory listed but could not serve:
 	// skipped by calibration, retried on a schedule, then given up.
 	Unreadable []calibrate.UnreadableJob `json:"unreadableJobs"`
+	// Slot is the planning slot of the latest decision and where it came
+	// from (slotsize.go).
+	Slot SlotChoice `json:"slot"`
 }
 
 // Overview is what the report's header, queue table and "what it bought"

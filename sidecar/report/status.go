@@ -46,6 +46,8 @@ type Header struct {
 	// UnreadableJobs are finished jobs JobHistory listed but could not
 	// serve, left out of calibration: retried, or given up; [] when none.
 	UnreadableJobs []calibrate.UnreadableJob `json:"unreadableJobs"`
+	// Slot is the container the decision counted in (absent before one).
+	Slot *sidecar.SlotChoice `json:"slot,omitempty"`
 }
 
 // HeaderOf derives the header from a status.
@@ -54,6 +56,10 @@ func HeaderOf(st sidecar.Status) Header {
 		RMVersion: st.RMVersion, ValidationPath: st.ValidationPath, Coverage: st.Coverage(), RunningJobs: len(st.Jobs),
 		LastRunning: st.LastRunning, LostWork: st.LostWorkSeconds, Warnings: []string{}, ShieldedQueues: []string{},
 		UnreadableJobs: append([]calibrate.UnreadableJob{}, st.Unreadable...)}
+	if st.Slot.Slot.MemoryMB > 0 {
+		s := st.Slot
+		h.Slot = &s
+	}
 	if p := st.Preemption; p != nil {
 		h.ShieldedQueues = append(h.ShieldedQueues, p.Shielded...)
 	}
@@ -209,6 +215,13 @@ func WriteStatus(w io.Writer, st sidecar.Status) error {
 	}
 	c := h.Coverage
 	fmt.Fprintf(w, "calibration: %d of %d rates known (%d classes × %d node types)\n", c.Known, c.Cells, c.Classes, c.NodeTypes)
+	if s := h.Slot; s != nil {
+		what := fmt.Sprintf("%d MB, %d vcores", s.Slot.MemoryMB, s.Slot.VCores)
+		if s.Slot.VCores <= 0 {
+			what = fmt.Sprintf("%d MB (memory only)", s.Slot.MemoryMB)
+		}
+		fmt.Fprintf(w, "planning slot: %s, from %s\n", what, s.Source)
+	}
 	if h.RunningJobs == 0 {
 		last := "none seen"
 		if !h.LastRunning.IsZero() {
