@@ -71,6 +71,10 @@ func TestCommandsCountTheClustersContainers(t *testing.T) {
 		t.Errorf("deadlines does not say its slot:\n%s", out)
 	}
 
+	if out := run(cfg, "status"); !strings.Contains(out, "planning slot: 512 MB (memory only), from running-jobs") {
+		t.Errorf("status does not say its slot:\n%s", out)
+	}
+
 	var layout struct {
 		Slot      struct{ MemoryMB int64 } `json:"slot"`
 		TypeSlots map[string]int64         `json:"slotsByNodeType"`
