@@ -19,7 +19,7 @@ const (
 	SlotFromConfig   = "config"            // the admin's slot: override
 	SlotFromRunning  = "running-jobs"      // the task containers running jobs hold or ask for
 	SlotFromSeen     = "seen-jobs"         // the last sizes seen per class, no job running now
-	SlotFromMinimum  = "scheduler-minimum" // yarn.scheduler.minimum-allocation-mb/-vcores
+	SlotFromMinimum  = "scheduler-minimum" // yarn-site minimum-allocation, else /scheduler's
 	SlotFromFallback = "default"           // DefaultSlot
 )
 
@@ -60,7 +60,8 @@ type SlotSizer struct {
 	// Override is the admin's slot (config slot:); zero = derive it.
 	Override cluster.Resource
 	// Minimum is the scheduler's minimum allocation (yarn-site's
-	// yarn.scheduler.minimum-allocation-mb/-vcores); zero = not known.
+	// yarn.scheduler.minimum-allocation-mb/-vcores); zero = what the
+	// snapshot's queues report (/ws/v1/cluster/scheduler), if any.
 	Minimum cluster.Resource
 	ClassOf func(cluster.App) string
 
@@ -78,6 +79,10 @@ func (z *SlotSizer) Choose(snap cluster.Snapshot) SlotChoice {
 		size   cluster.Resource
 		weight int64
 	}
+	minimum := z.Minimum
+	if minimum.IsZero() {
+		minimum = snap.MinimumAllocation()
+	}
 	var sizes []sized
 	seen := map[string]cluster.Resource{}
 	for _, a := range snap.RunningApps() {
@@ -85,7 +90,7 @@ func (z *SlotSizer) Choose(snap cluster.Snapshot) SlotChoice {
 		if sz.IsZero() {
 			continue
 		}
-		sz = roundUp(sz, z.Minimum)
+		sz = roundUp(sz, minimum)
 		w := int64(max(a.RunningContainers-1, 0))
 		if j := a.Job; j != nil {
 			w += int64(max(j.MapsTotal-j.MapsCompleted-len(j.RunningMaps), 0))
@@ -94,7 +99,7 @@ func (z *SlotSizer) Choose(snap cluster.Snapshot) SlotChoice {
 				rw := int64(max(j.ReducesTotal-j.ReducesCompleted, 0))
 				w -= int64(j.ReducesRunning)
 				if rw > 0 {
-					sizes = append(sizes, sized{roundUp(rs, z.Minimum), rw})
+					sizes = append(sizes, sized{roundUp(rs, minimum), rw})
 				}
 			}
 		}
@@ -134,8 +139,8 @@ func (z *SlotSizer) Choose(snap cluster.Snapshot) SlotChoice {
 		}
 		sort.Slice(all, func(i, k int) bool { return less(all[i], all[k]) })
 		return SlotChoice{Slot: all[(len(all)-1)/2], Source: SlotFromSeen, ByClass: byClass}
-	case !z.Minimum.IsZero():
-		return SlotChoice{Slot: withVCores(z.Minimum), Source: SlotFromMinimum}
+	case !minimum.IsZero():
+		return SlotChoice{Slot: withVCores(minimum), Source: SlotFromMinimum}
 	}
 	return SlotChoice{Slot: DefaultSlot, Source: SlotFromFallback, ByClass: byClass}
 }

@@ -69,3 +69,18 @@ func TestSlotSizerCountsReduces(t *testing.T) {
 		t.Fatalf("slot %+v, want the maps' 1024 MB (4 maps against 1 reduce)", got.Slot)
 	}
 }
+
+// The queues' reported minimum allocation is the fallback when yarn-site
+// says none, and rounds requests up.
+func TestSlotSizerSnapshotMinimum(t *testing.T) {
+	min := cluster.Resource{MemoryMB: 256, VCores: 1}
+	snap := cluster.Snapshot{Queues: []cluster.Queue{{Path: "root.a", MinimumAllocation: &min}}}
+	z := &SlotSizer{}
+	if got := z.Choose(snap); got.Slot != min || got.Source != SlotFromMinimum {
+		t.Fatalf("no job: %+v, want the reported 256 MB minimum", got)
+	}
+	snap.Apps = []cluster.App{sizedJob("a", "sort", 300, 1, 3, 0)}
+	if got := z.Choose(snap); got.Slot.MemoryMB != 512 {
+		t.Fatalf("300 MB maps: slot %+v, want 512 MB (rounded up to the 256 MB minimum)", got.Slot)
+	}
+}

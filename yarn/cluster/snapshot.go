@@ -123,6 +123,11 @@ type Queue struct {
 	Mode     string   `json:"mode,omitempty"` // percentage, weight, absolute
 	// ByPartition is keyed by partition name ("" = default).
 	ByPartition map[string]QueueCapacity `json:"byPartition"`
+	// MinimumAllocation is the scheduler's minimum container as the queue
+	// reports it (3.x: the resource informations of its configured
+	// resources carry minimumAllocation, recorded 256 MB / 1 vcore on
+	// 3.3.6); nil when not reported.
+	MinimumAllocation *Resource `json:"minimumAllocation,omitempty"`
 	// AccessibleLabels are the labels the queue may use; "*" means all.
 	AccessibleLabels       []string `json:"accessibleLabels,omitempty"`
 	DefaultLabelExpression string   `json:"defaultNodeLabelExpression,omitempty"`
@@ -466,4 +471,15 @@ func (s *Snapshot) RunningApps() []App {
 		}
 	}
 	return out
+}
+
+// MinimumAllocation is the scheduler's minimum container as the first
+// queue reporting one says; zero when none does.
+func (s *Snapshot) MinimumAllocation() Resource {
+	for _, q := range s.Queues {
+		if q.MinimumAllocation != nil {
+			return *q.MinimumAllocation
+		}
+	}
+	return Resource{}
 }
