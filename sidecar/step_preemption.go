@@ -325,6 +325,9 @@ type PreemptionStatus struct {
 	// set and the live conf held at the cycle's start
 	// (preemptionShieldStep; re-learnt from the audit log at a restart).
 	Shielded []string `json:"shieldedQueues,omitempty"`
+	// ShieldSince is when each of those shields was set (the audit
+	// record's time after a restart): status and metrics give their age.
+	ShieldSince map[string]time.Time `json:"shieldSince,omitempty"`
 }
 
 // PreemptionGuard bounds what a decision costs in preempted work.
@@ -340,7 +343,7 @@ type PreemptionGuard struct {
 
 	// shielded are the leaves whose disable_preemption this sidecar set
 	// (preemptionShieldStep; AdoptShields after a restart).
-	shielded map[string]bool
+	shielded map[string]time.Time
 }
 
 // Guard is the step: it reads the live capacities, predicts the decision's

@@ -9,32 +9,45 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
-// TestShieldWant: when the shield goes on, comes off, or is left alone.
+// TestShieldWant: when the shield goes on, comes off, or is left alone,
+// and when the route waits for it.
 func TestShieldWant(t *testing.T) {
 	on, off := true, false
+	// b is a queue steered into gpu where b's owners hold guarantees and b
+	// will borrow, with 30 s maps under a 60 s bound.
+	b := shieldCase{SteeredTo: "gpu", Owners: true, Borrows: true, LongestTask: 30, MaxTask: 60}
+	with := func(f func(*shieldCase)) shieldCase { c := b; f(&c); return c }
 	for _, tc := range []struct {
 		name string
 		c    shieldCase
 		want *bool
+		hold bool
 	}{
-		{"steered into gpu, owners there, 30 s maps ≤ 60 s: shield", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60}, &on},
-		{"already shielded: no write", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60, LiveDisabled: true, Ours: true}, nil},
-		{"maps of 90 s > 60 s: the owners would wait too long; no shield", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 90, MaxTask: 60}, nil},
-		{"a running class without a model: no shield", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60, Unmodelled: true}, nil},
-		{"nobody else has a guarantee there: nothing to preempt for", shieldCase{SteeredTo: "gpu", LongestTask: 30, MaxTask: 60}, nil},
-		{"not steered (default partition): no shield", shieldCase{Owners: true, LongestTask: 30, MaxTask: 60}, nil},
-		{"no longer steered, ours, not exposed: lifted", shieldCase{Owners: true, MaxTask: 60, LiveDisabled: true, Ours: true}, &off},
-		{"no longer steered but still above guarantee × 1.1 there: kept (lifting would kill)", shieldCase{MaxTask: 60, LiveDisabled: true, Ours: true, Exposed: true}, nil},
-		{"maps grew too long while shielded, not exposed: lifted", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 90, MaxTask: 60, LiveDisabled: true, Ours: true}, &off},
-		{"the admin's disable_preemption is never lifted", shieldCase{MaxTask: 60, LiveDisabled: true}, nil},
-		{"switched off: no shield though eligible", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60, Off: true}, nil},
-		{"switched off, ours, still steered, not exposed: lifted", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60, LiveDisabled: true, Ours: true, Off: true}, &off},
-		{"switched off, ours, exposed: kept (lifting would kill)", shieldCase{SteeredTo: "gpu", Owners: true, LongestTask: 30, MaxTask: 60, LiveDisabled: true, Ours: true, Exposed: true, Off: true}, nil},
-		{"switched off, the admin's: never lifted", shieldCase{LiveDisabled: true, Off: true}, nil},
+		{"steered into gpu, owners there, borrows, 30 s maps ≤ 60 s: shield", b, &on, false},
+		{"the route written this cycle: the shield in the same mutation", with(func(c *shieldCase) { c.NewRoute = true }), &on, false},
+		{"already shielded: no write", with(func(c *shieldCase) { c.LiveDisabled, c.Ours = true, true }), nil, false},
+		{"maps of 90 s > 60 s: the owners would wait too long; no shield", with(func(c *shieldCase) { c.LongestTask = 90 }), nil, false},
+		{"maps of 90 s and a new route: the route waits (no shield can cover it)", with(func(c *shieldCase) { c.LongestTask, c.NewRoute = 90, true }), nil, true},
+		{"no model yet (LongestTask 0): shield with the route", with(func(c *shieldCase) { c.LongestTask, c.NewRoute = 0, true }), &on, false},
+		{"nobody else has a guarantee there: nothing to preempt for", with(func(c *shieldCase) { c.Owners = false }), nil, false},
+		{"its demand fits in its guarantee there: never preempted there, no shield", with(func(c *shieldCase) { c.Borrows = false }), nil, false},
+		{"below its guarantee there while others borrow (it reclaims): never shielded", with(func(c *shieldCase) { c.Reclaiming = true }), nil, false},
+		{"reclaiming with a new route: the route goes (it reclaims its own guarantee)", with(func(c *shieldCase) { c.Reclaiming, c.NewRoute = true, true }), nil, false},
+		{"reclaiming, ours, not exposed: lifted", with(func(c *shieldCase) { c.Reclaiming, c.LiveDisabled, c.Ours = true, true, true }), &off, false},
+		{"not steered (default partition): no shield", with(func(c *shieldCase) { c.SteeredTo = "" }), nil, false},
+		{"no longer steered, ours, not exposed: lifted", with(func(c *shieldCase) { c.SteeredTo, c.LiveDisabled, c.Ours = "", true, true }), &off, false},
+		{"no longer steered but lifting would kill: kept", with(func(c *shieldCase) { c.SteeredTo, c.LiveDisabled, c.Ours, c.Exposed = "", true, true, true }), nil, false},
+		{"maps grew too long while shielded, not exposed: lifted", with(func(c *shieldCase) { c.LongestTask, c.LiveDisabled, c.Ours = 90, true, true }), &off, false},
+		{"the admin's disable_preemption is never lifted", shieldCase{MaxTask: 60, LiveDisabled: true}, nil, false},
+		{"the admin's disable_preemption covers a new route", with(func(c *shieldCase) { c.LongestTask, c.NewRoute, c.LiveDisabled = 90, true, true }), nil, false},
+		{"switched off: no shield though eligible, and the route goes", with(func(c *shieldCase) { c.Off, c.NewRoute = true, true }), nil, false},
+		{"switched off, ours, still steered, not exposed: lifted", with(func(c *shieldCase) { c.Off, c.LiveDisabled, c.Ours = true, true, true }), &off, false},
+		{"switched off, ours, exposed: kept (lifting would kill)", with(func(c *shieldCase) { c.Off, c.LiveDisabled, c.Ours, c.Exposed = true, true, true, true }), nil, false},
+		{"switched off, the admin's: never lifted", shieldCase{LiveDisabled: true, Off: true}, nil, false},
 	} {
 		got := shieldWant(tc.c)
-		if (got == nil) != (tc.want == nil) || got != nil && *got != *tc.want {
-			t.Errorf("%s: got %v, want %v", tc.name, fmtBoolp(got), fmtBoolp(tc.want))
+		if (got.Want == nil) != (tc.want == nil) || got.Want != nil && *got.Want != *tc.want || got.HoldRoute != tc.hold {
+			t.Errorf("%s: got %v hold=%v, want %v hold=%v", tc.name, fmtBoolp(got.Want), got.HoldRoute, fmtBoolp(tc.want), tc.hold)
 		}
 	}
 }

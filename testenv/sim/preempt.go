@@ -242,17 +242,25 @@ func (c *Cluster) preemptionRound() {
 		}
 	}
 	now := c.now
-	for at, first := range c.preempt.marked {
-		if !selected[at] || at.state != "RUNNING" {
+	// A container's mark outlives the rounds that do not select it: the
+	// policy kills a selected container whose first mark is at least
+	// max_wait_before_kill old, marks a selected one not yet marked, and
+	// only then forgets the marks made more than 2 × max_wait_before_kill
+	// ago, selected or not (preemptOrkillSelectedContainerAfterWait, then
+	// cleanupStaledPreemptionCandidates). So a container marked once and
+	// selected again within that time is killed at once. A container that
+	// ended is forgotten here (the policy never selects it again).
+	for at := range c.preempt.marked {
+		if at.state != "RUNNING" {
 			delete(c.preempt.marked, at)
 		}
-		_ = first
 	}
 	for a := range c.preempt.amMarked {
-		if !selectedAM[a] || !a.finish.IsZero() {
+		if !a.finish.IsZero() || a.amNode == nil {
 			delete(c.preempt.amMarked, a)
 		}
 	}
+	defer c.forgetStaleMarks(now)
 	// Kill in a fixed order (determinism): by app, then task, then attempt.
 	kill := overdue(c.preempt.marked, selected, now, c.preempt.conf.MaxWait)
 	sort.Slice(kill, func(i, j int) bool { return attemptLess(kill[i], kill[j]) })
@@ -268,6 +276,22 @@ func (c *Cluster) preemptionRound() {
 	for _, a := range amKill {
 		delete(c.preempt.amMarked, a)
 		c.preemptAM(a)
+	}
+}
+
+// forgetStaleMarks drops the marks made more than 2 ×
+// max_wait_before_kill before now (cleanupStaledPreemptionCandidates).
+func (c *Cluster) forgetStaleMarks(now time.Time) {
+	stale := 2 * c.preempt.conf.MaxWait
+	for at, first := range c.preempt.marked {
+		if now.Sub(first) > stale {
+			delete(c.preempt.marked, at)
+		}
+	}
+	for a, first := range c.preempt.amMarked {
+		if now.Sub(first) > stale {
+			delete(c.preempt.amMarked, a)
+		}
 	}
 }
 

@@ -424,3 +424,49 @@ func TestParseSpeculationConf(t *testing.T) {
 		}
 	}
 }
+
+// The marks follow ProportionalCapacityPreemptionPolicy's bookkeeping
+// (max_wait_before_kill 10 s): a container marked once keeps its mark
+// through rounds that do not select it (a shield set after the mark, the
+// owner's demand met for a while), so when it is selected again 10 s or
+// more after its first mark it is killed at once; marks are forgotten 2 ×
+// 10 s after they were made, and a container selected after that starts
+// a new wait.
+func TestPreemptionMarksOutliveUnselectedRounds(t *testing.T) {
+	c := &Cluster{preempt: &preemptor{conf: PreemptionConf{MaxWait: 10 * time.Second}, marked: map[*attempt]time.Time{}, amMarked: map[*app]time.Time{}}}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	x, y := &attempt{state: "RUNNING"}, &attempt{state: "RUNNING"}
+	round := func(at time.Duration, sel ...*attempt) []*attempt {
+		selected := map[*attempt]bool{}
+		for _, s := range sel {
+			selected[s] = true
+		}
+		now := t0.Add(at)
+		kill := overdue(c.preempt.marked, selected, now, c.preempt.conf.MaxWait)
+		for _, k := range kill {
+			delete(c.preempt.marked, k)
+		}
+		c.forgetStaleMarks(now)
+		return kill
+	}
+	steps := []struct {
+		at   time.Duration
+		sel  []*attempt
+		kill []*attempt
+	}{
+		{0, []*attempt{x, y}, nil},                       // both marked at 0 s
+		{3 * time.Second, nil, nil},                      // shielded: nothing selected, marks kept
+		{6 * time.Second, nil, nil},                      //
+		{12 * time.Second, []*attempt{x}, []*attempt{x}}, // x selected again, marked 12 s ago: killed at once
+		{21 * time.Second, nil, nil},                     // y's mark (0 s) is now older than 20 s: forgotten
+		{24 * time.Second, []*attempt{y}, nil},           // y selected: a new mark, a new wait
+		{33 * time.Second, []*attempt{y}, nil},           // 9 s: not yet
+		{36 * time.Second, []*attempt{y}, []*attempt{y}}, // 12 s: killed
+	}
+	for _, st := range steps {
+		got := round(st.at, st.sel...)
+		if len(got) != len(st.kill) || len(got) == 1 && got[0] != st.kill[0] {
+			t.Fatalf("round at %s: killed %d containers, want %d", st.at, len(got), len(st.kill))
+		}
+	}
+}
