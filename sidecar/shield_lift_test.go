@@ -17,7 +17,9 @@ type snapObserver struct {
 	snap cluster.Snapshot
 }
 
-func (o snapObserver) Observe(context.Context, time.Time) (cluster.Snapshot, error) { return o.snap, nil }
+func (o snapObserver) Observe(context.Context, time.Time) (cluster.Snapshot, error) {
+	return o.snap, nil
+}
 func (o snapObserver) SchedulerConf(ctx context.Context) (schedconf.Conf, error) {
 	return o.rm.SchedulerConf(ctx)
 }
