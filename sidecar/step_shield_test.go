@@ -10,7 +10,7 @@ import (
 )
 
 // TestShieldWant: when the shield goes on, comes off, or is left alone,
-// and when the route waits for it.
+// and when a new route goes without one (uncovered).
 func TestShieldWant(t *testing.T) {
 	on, off := true, false
 	// b is a queue steered into gpu where b's owners hold guarantees and b
@@ -27,7 +27,7 @@ func TestShieldWant(t *testing.T) {
 		{"the route written this cycle: the shield in the same mutation", with(func(c *shieldCase) { c.NewRoute = true }), &on, false},
 		{"already shielded: no write", with(func(c *shieldCase) { c.LiveDisabled, c.Ours = true, true }), nil, false},
 		{"maps of 90 s > 60 s: the owners would wait too long; no shield", with(func(c *shieldCase) { c.LongestTask = 90 }), nil, false},
-		{"maps of 90 s and a new route: the route waits (no shield can cover it)", with(func(c *shieldCase) { c.LongestTask, c.NewRoute = 90, true }), nil, true},
+		{"maps of 90 s and a new route: no shield can cover it, said so", with(func(c *shieldCase) { c.LongestTask, c.NewRoute = 90, true }), nil, true},
 		{"no model yet (LongestTask 0): shield with the route", with(func(c *shieldCase) { c.LongestTask, c.NewRoute = 0, true }), &on, false},
 		{"nobody else has a guarantee there: nothing to preempt for", with(func(c *shieldCase) { c.Owners = false }), nil, false},
 		{"its demand fits in its guarantee there: never preempted there, no shield", with(func(c *shieldCase) { c.Borrows = false }), nil, false},
@@ -46,8 +46,8 @@ func TestShieldWant(t *testing.T) {
 		{"switched off, the admin's: never lifted", shieldCase{LiveDisabled: true, Off: true}, nil, false},
 	} {
 		got := shieldWant(tc.c)
-		if (got.Want == nil) != (tc.want == nil) || got.Want != nil && *got.Want != *tc.want || got.HoldRoute != tc.hold {
-			t.Errorf("%s: got %v hold=%v, want %v hold=%v", tc.name, fmtBoolp(got.Want), got.HoldRoute, fmtBoolp(tc.want), tc.hold)
+		if (got.Want == nil) != (tc.want == nil) || got.Want != nil && *got.Want != *tc.want || got.Uncovered != tc.hold {
+			t.Errorf("%s: got %v uncovered=%v, want %v uncovered=%v", tc.name, fmtBoolp(got.Want), got.Uncovered, fmtBoolp(tc.want), tc.hold)
 		}
 	}
 }
