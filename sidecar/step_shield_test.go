@@ -142,3 +142,46 @@ func shieldFixture() (schedconf.Conf, func(usedGPU int64) cluster.Snapshot) {
 	}
 	return live, snap
 }
+
+// TestShieldNeverOnTheReclaimingQueue (issue 37): a and b are both steered
+// into gpu (50 GB guarantee each). a holds 80 GB there; b holds 10 GB and
+// asks for 100 GB more: b is below its guarantee, asking, while a borrows —
+// the RM preempts a for b. The shield goes on a (whose containers sit on
+// b's guarantee), never on b; b's own shield, had the sidecar set one, is
+// lifted (b holds less than its guarantee: lifting kills nothing). And a
+// queue whose whole demand fits in its guarantee there is not shielded.
+func TestShieldNeverOnTheReclaimingQueue(t *testing.T) {
+	live, _ := shieldFixture()
+	live["yarn.scheduler.capacity.root.b.disable_preemption"] = "true" // set by this sidecar earlier
+	gpu := "gpu"
+	snap := func(bPending int64) cluster.Snapshot {
+		return cluster.Snapshot{
+			Partitions: []cluster.Partition{{Name: "", Total: cluster.Resource{MemoryMB: 100_000}}, {Name: "gpu", Total: cluster.Resource{MemoryMB: 100_000}}},
+			Queues: []cluster.Queue{
+				{Path: "root.a", Name: "a", Leaf: true, ByPartition: map[string]cluster.QueueCapacity{"gpu": {Used: cluster.Resource{MemoryMB: 80_000}}}},
+				{Path: "root.b", Name: "b", Leaf: true, ByPartition: map[string]cluster.QueueCapacity{"gpu": {Used: cluster.Resource{MemoryMB: 10_000}, Pending: cluster.Resource{MemoryMB: bPending}}}}},
+			Apps: []cluster.App{{ID: "app_a", Queue: "root.a", State: cluster.AppRunning, Tags: []string{"jobclass=x"}},
+				{ID: "app_b", Queue: "root.b", State: cluster.AppRunning, Tags: []string{"jobclass=x"}}}}
+	}
+	for _, tc := range []struct {
+		name     string
+		bPending int64
+	}{{"b asks beyond its guarantee", 100_000}, {"b's demand fits in its guarantee", 20_000}} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &PreemptionGuard{Models: mapModel(30), ClassKey: "tag"}
+			g.AdoptShields([]Shield{{Queue: "root.b"}})
+			s := &decideState{Snap: snap(tc.bPending), Live: live, Tree: mustTree(t, live), ClassOf: calibrate.ClassKey("tag").ClassOf,
+				Preemption: &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second}},
+				Targets: map[string]QueueTarget{"root.a": {DefaultLabelExpression: &gpu}, "root.b": {DefaultLabelExpression: &gpu}}}
+			if err := (preemptionShieldStep{Guard: g}).Run(s); err != nil {
+				t.Fatal(err)
+			}
+			if a := s.Targets["root.a"].DisablePreemption; a == nil || !*a {
+				t.Errorf("a borrows 30 GB of b's guarantee: want the shield on a, got %s", fmtBoolp(a))
+			}
+			if b := s.Targets["root.b"].DisablePreemption; b == nil || *b {
+				t.Errorf("b is below its guarantee in gpu: want its shield lifted, never set, got %s", fmtBoolp(b))
+			}
+		})
+	}
+}
