@@ -172,7 +172,7 @@ func TestShieldNeverOnTheReclaimingQueue(t *testing.T) {
 			g.AdoptShields([]Shield{{Queue: "root.b"}})
 			s := &decideState{Snap: snap(tc.bPending), Live: live, Tree: mustTree(t, live), ClassOf: calibrate.ClassKey("tag").ClassOf,
 				Preemption: &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second}},
-				Targets: map[string]QueueTarget{"root.a": {DefaultLabelExpression: &gpu}, "root.b": {DefaultLabelExpression: &gpu}}}
+				Targets:    map[string]QueueTarget{"root.a": {DefaultLabelExpression: &gpu}, "root.b": {DefaultLabelExpression: &gpu}}}
 			if err := (preemptionShieldStep{Guard: g}).Run(s); err != nil {
 				t.Fatal(err)
 			}
