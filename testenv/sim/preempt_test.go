@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
 func TestParsePreemptionConf(t *testing.T) {
@@ -468,5 +470,41 @@ func TestPreemptionMarksOutliveUnselectedRounds(t *testing.T) {
 		if len(got) != len(st.kill) || len(got) == 1 && got[0] != st.kill[0] {
 			t.Fatalf("round at %s: killed %d containers, want %d", st.at, len(got), len(st.kill))
 		}
+	}
+}
+
+// A shield that comes late shows as kills (issue 37). B's demand appears
+// at 60 s; with a 3 s monitor and 10 s max_wait_before_kill the RM marks
+// A's newest map at 60 s and kills it at 72 s. disable_preemption=true on
+// a written at 65 s (after the mark, before the kill) keeps every map of
+// A; written at 75 s it comes after the first kill.
+func TestLateShieldShowsAsKills(t *testing.T) {
+	site := `  yarn.resourcemanager.scheduler.monitor.enable: "true"
+  yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval: "3000"
+  yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill: "10000"
+`
+	run := func(shieldAt time.Duration) (kills int, first time.Duration) {
+		c := preemptCluster(t, site, "")
+		c.RunUntil(c.start.Add(shieldAt))
+		m := schedconf.Mutation{UpdateQueue: []schedconf.QueueUpdate{{Queue: "root.a", Params: map[string]string{"disable_preemption": "true"}}}}
+		if _, err := c.MutateConf(m, false); err != nil {
+			t.Fatal(err)
+		}
+		c.RunUntil(c.start.Add(5 * time.Minute))
+		for _, e := range c.PreemptionEvents() {
+			if e.Queue == "root.a" {
+				if kills == 0 {
+					first = e.At.Sub(c.start)
+				}
+				kills++
+			}
+		}
+		return kills, first
+	}
+	if n, _ := run(65 * time.Second); n != 0 {
+		t.Errorf("shield at 65 s, before the kill max_wait_before_kill after the 60 s mark: %d of a's containers killed, want 0", n)
+	}
+	if n, first := run(75 * time.Second); n == 0 || first != 72*time.Second {
+		t.Errorf("shield at 75 s: want a kill at 72 s before it, got %d kills, first at %s", n, first)
 	}
 }
