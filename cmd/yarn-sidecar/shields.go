@@ -166,10 +166,16 @@ func shieldQueues(ss []sidecar.Shield) string {
 // leaving); the applier's checks do. In HA a standby's write is refused
 // by the leader guard, as every write of a standby is.
 func liftShieldsAtStop(d *Daemon) {
-	if d.Config.Mode != sidecar.ModeApply || d.Guard == nil || len(d.Guard.Shields()) == 0 {
+	if d.Guard == nil || len(d.Guard.Shields()) == 0 {
 		return
 	}
 	log := d.Log.Named("shields")
+	if d.Config.Mode != sidecar.ModeApply {
+		// Shields a dry-run daemon knows of were re-learnt from an earlier
+		// apply-mode run's audit log; a dry run writes nothing.
+		log.Warn("preemption shields left in YARN: dry-run mode writes nothing; run `yarn-sidecar shields lift --apply`", "queues", shieldQueues(d.Guard.HeldShields(nil)))
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*d.Config.Timeout+30*time.Second)
 	defer cancel()
 	records, err := sidecar.RecoverShields(ctx, d.Config.AuditLog, d.Loop.Applier.API)
