@@ -35,10 +35,19 @@ type ShieldLift struct {
 	Outcome Outcome `json:"outcome"`
 }
 
+// LiftOptions say how shields are lifted.
+type LiftOptions struct {
+	// Force lifts the exposed ones too (an admin who accepts the kills).
+	Force bool
+	// MaxIgnoredOverCapacity is the RM's max_ignored_over_capacity
+	// (MaxIgnoredOverCapacity of yarn-site): what it leaves alone above a
+	// queue's guarantee.
+	MaxIgnoredOverCapacity float64
+}
+
 // PlanShieldLift decides which of the shields come off now and builds the
-// mutation that restores their admin values. force lifts the exposed
-// ones too (an admin who accepts the kills).
-func PlanShieldLift(snap cluster.Snapshot, live schedconf.Conf, version int64, shields []Shield, force bool) (ShieldLift, error) {
+// mutation that restores their admin values.
+func PlanShieldLift(snap cluster.Snapshot, live schedconf.Conf, version int64, shields []Shield, o LiftOptions) (ShieldLift, error) {
 	out := ShieldLift{Left: map[string]string{}}
 	tree, err := schedconf.ParseTree(live)
 	if err != nil {
@@ -57,8 +66,8 @@ func PlanShieldLift(snap cluster.Snapshot, live schedconf.Conf, version int64, s
 			out.Left[sh.Queue] = "YARN no longer holds disable_preemption=true there (someone changed it)"
 			continue
 		}
-		if exposedAfterLift(snap, queueOf, tree, leaves, sh.Queue) && !force {
-			out.Left[sh.Queue] = "it holds more than the RM would leave it (guarantee × 1.1 in a label partition, or over its guarantee where another queue waits): lifting now would let the RM kill its containers; lift it once they end, or with --force"
+		if exposedAfterLift(snap, queueOf, tree, leaves, sh.Queue, o.MaxIgnoredOverCapacity) && !o.Force {
+			out.Left[sh.Queue] = "it holds more than the RM would leave it (guarantee × (1 + max_ignored_over_capacity) in a label partition, or over its guarantee where another queue waits): lifting now would let the RM kill its containers; lift it once they end, or with --force"
 			continue
 		}
 		key := schedconf.Key(sh.Queue, disablePreemptionProp)
@@ -95,7 +104,7 @@ func shieldNames(ss []Shield) string {
 // this is a dry run; its audit log records it). Shields are what the
 // caller knows it set: the guard's (a clean stop) or the audit log's (an
 // admin after a crash).
-func LiftShields(ctx context.Context, obs Observer, app *Applier, shields []Shield, now time.Time, force bool) (ShieldLift, error) {
+func LiftShields(ctx context.Context, obs Observer, app *Applier, shields []Shield, now time.Time, o LiftOptions) (ShieldLift, error) {
 	if len(shields) == 0 {
 		return ShieldLift{}, nil
 	}
@@ -111,7 +120,7 @@ func LiftShields(ctx context.Context, obs Observer, app *Applier, shields []Shie
 	if err != nil {
 		return ShieldLift{}, fmt.Errorf("lift preemption shields: read scheduler-conf version: %w", err)
 	}
-	lift, err := PlanShieldLift(snap, live, version, shields, force)
+	lift, err := PlanShieldLift(snap, live, version, shields, o)
 	if err != nil || lift.Plan == nil {
 		return lift, err
 	}

@@ -40,7 +40,7 @@ func shieldThroughApplier(t *testing.T, admin string) (*fakeRM, *Applier, string
 	gpu := "gpu"
 	cur := rm.conf.Clone()
 	s := &decideState{Snap: snap(80_000), Live: cur, Tree: mustTree(t, cur), ClassOf: calibrate.ClassKey("tag").ClassOf,
-		Preemption: &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second}},
+		Preemption: &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second, MaxIgnoredOverCapacity: 0.1}},
 		Targets:    map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: &gpu}}}
 	if err := (preemptionShieldStep{Guard: g}).Run(s); err != nil {
 		t.Fatal(err)
@@ -66,7 +66,7 @@ func TestStopLiftsShields(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lift, err := LiftShields(ctx, snapObserver{rm, snap(50_000)}, a, g.HeldShields(records), time.Unix(0, 0), false)
+		lift, err := LiftShields(ctx, snapObserver{rm, snap(50_000)}, a, g.HeldShields(records), time.Unix(0, 0), LiftOptions{MaxIgnoredOverCapacity: 0.1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestStopLiftsShields(t *testing.T) {
 	t.Run("lifting would kill: left, and why", func(t *testing.T) {
 		rm, a, auditPath, g, snap := shieldThroughApplier(t, "")
 		records, _ := RecoverShields(ctx, auditPath, rm)
-		lift, err := LiftShields(ctx, snapObserver{rm, snap(80_000)}, a, g.HeldShields(records), time.Unix(0, 0), false)
+		lift, err := LiftShields(ctx, snapObserver{rm, snap(80_000)}, a, g.HeldShields(records), time.Unix(0, 0), LiftOptions{MaxIgnoredOverCapacity: 0.1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,18 +109,49 @@ func TestShieldsLiftAfterCrash(t *testing.T) {
 	if len(records) != 1 || records[0].AdminValue != "false" || records[0].Since.IsZero() {
 		t.Fatalf("audit log: want root.a over the admin's false, with its time, got %+v", records)
 	}
-	dry, err := PlanShieldLift(snap(0), rm.conf.Clone(), rm.version, records, false)
+	dry, err := PlanShieldLift(snap(0), rm.conf.Clone(), rm.version, records, LiftOptions{MaxIgnoredOverCapacity: 0.1})
 	if err != nil || dry.Plan == nil || len(dry.Plan.Changes) != 1 || dry.Plan.Changes[0].To != "false" {
 		t.Fatalf("plan: want one change back to false, got %+v %v", dry.Plan, err)
 	}
 	if rm.conf[key] != "true" {
 		t.Fatalf("planning wrote to YARN")
 	}
-	lift, err := LiftShields(ctx, snapObserver{rm, snap(0)}, a, records, time.Unix(0, 0), false)
+	lift, err := LiftShields(ctx, snapObserver{rm, snap(0)}, a, records, time.Unix(0, 0), LiftOptions{MaxIgnoredOverCapacity: 0.1})
 	if err != nil || lift.Outcome.Result != ResultApplied {
 		t.Fatalf("lift: %s %v", lift.Outcome.Result, err)
 	}
 	if rm.conf[key] != "false" {
 		t.Fatalf("want the admin's false restored, live %q", rm.conf[key])
+	}
+}
+
+// TestLiftUsesMaxIgnoredOverCapacity: what the RM leaves alone above a
+// guarantee is yarn-site's max_ignored_over_capacity (else Hadoop's 0.1):
+// root.a holding 70 GB of gpu against 50 GB is exposed at 0.1 (55 GB) and
+// lifted at 0.5 (75 GB).
+func TestLiftUsesMaxIgnoredOverCapacity(t *testing.T) {
+	for _, tc := range []struct {
+		site map[string]string
+		want float64
+	}{{nil, 0.1}, {map[string]string{maxIgnoredKey: " 0.5 "}, 0.5}, {map[string]string{maxIgnoredKey: "x"}, 0.1}, {map[string]string{maxIgnoredKey: "-1"}, 0.1}} {
+		if got := MaxIgnoredOverCapacity(tc.site); got != tc.want {
+			t.Errorf("yarn-site %v: got %g, want %g", tc.site, got, tc.want)
+		}
+	}
+	const key = "yarn.scheduler.capacity.root.a.disable_preemption"
+	live, snap := shieldFixture()
+	live[key] = "true"
+	shields := []Shield{{Queue: "root.a"}}
+	for _, tc := range []struct {
+		ignored float64
+		lifted  int
+	}{{0.1, 0}, {0.5, 1}} {
+		got, err := PlanShieldLift(snap(70_000), live, 1, shields, LiftOptions{MaxIgnoredOverCapacity: tc.ignored})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Lifted) != tc.lifted {
+			t.Errorf("max_ignored_over_capacity %g: lifted %d, want %d (left: %v)", tc.ignored, len(got.Lifted), tc.lifted, got.Left)
+		}
 	}
 }

@@ -58,10 +58,6 @@ type preemptionShieldStep struct {
 // max_wait_before_kill (15 s default: 60 s maps).
 const shieldTaskWaits = 4
 
-// maxIgnoredOverCapacity is the policy's default dead zone above a
-// queue's guarantee (max_ignored_over_capacity).
-const maxIgnoredOverCapacity = 0.1
-
 const disablePreemptionProp = "disable_preemption"
 
 func (preemptionShieldStep) Name() string { return "preemption shield" }
@@ -163,6 +159,7 @@ func (st preemptionShieldStep) Run(s *decideState) error {
 		}
 	}
 	maxTask := shieldTaskWaits * s.Preemption.MaxWaitBeforeKill.Seconds()
+	ignored := s.Preemption.MaxIgnoredOverCapacity
 	paths := make([]string, 0, len(s.Targets))
 	for p := range s.Targets {
 		paths = append(paths, p)
@@ -207,7 +204,7 @@ func (st preemptionShieldStep) Run(s *decideState) error {
 					c.Owners = true
 				}
 			}
-			fig = partitionFigures(s, queueOf, leaves, path, c.SteeredTo, t, totals[c.SteeredTo])
+			fig = partitionFigures(s, queueOf, leaves, path, c.SteeredTo, t, totals[c.SteeredTo], ignored)
 			c.Borrows, c.Reclaiming = fig.borrows(), fig.reclaiming()
 		}
 		for _, a := range apps[path] {
@@ -218,7 +215,7 @@ func (st preemptionShieldStep) Run(s *decideState) error {
 			c.LongestTask = max(c.LongestTask, m)
 		}
 		c.LiveDisabled = liveShielded(s.Live, path)
-		c.Exposed = exposedAfterLift(s.Snap, queueOf, s.Tree, leaves, path)
+		c.Exposed = exposedAfterLift(s.Snap, queueOf, s.Tree, leaves, path, ignored)
 		v := shieldWant(c)
 		if v.Uncovered {
 			t.Reason = joinReason(t.Reason, fmt.Sprintf("no preemption shield for the route to partition %s: the queue will hold %.0f MB there against a guarantee of %.0f MB, and its maps (%.0f s) are longer than %d × max_wait_before_kill, so when the partition's owners come back the RM may kill its containers there (the preemption guard bounds it)", c.SteeredTo, fig.Used+fig.Pending, fig.Guarantee, c.LongestTask, shieldTaskWaits))
@@ -231,7 +228,7 @@ func (st preemptionShieldStep) Run(s *decideState) error {
 		if *v.Want {
 			g.shielded[path] = s.Snap.Time
 			t.Reason = joinReason(t.Reason, fmt.Sprintf("preemption shield: jobs steered into partition %s (%.0f MB there and asking, against a guarantee of %.0f MB; maps ≤ %.0f s, within %d × max_wait_before_kill) get disable_preemption in the same mutation as the route, so the partition's owners get capacity back as the tasks end, not by kills", c.SteeredTo, fig.Used+fig.Pending, fig.Guarantee, c.LongestTask, shieldTaskWaits))
-			if other := otherPartitionsOver(s.Snap, queueOf, s.Tree, path, c.SteeredTo); other != "" {
+			if other := otherPartitionsOver(s.Snap, queueOf, s.Tree, path, c.SteeredTo, ignored); other != "" {
 				// Hadoop has no narrower means: disable_preemption is one
 				// flag per queue, read for every partition
 				// (ProportionalCapacityPreemptionPolicy.cloneQueues); the
@@ -266,12 +263,13 @@ func (st preemptionShieldStep) adminHome(path string) *string {
 // shieldFigures are one leaf's figures in the steered partition (MB).
 type shieldFigures struct {
 	Used, Pending, Guarantee float64
-	OthersOver               bool // another leaf holds more than its guarantee × 1.1 there
-	PendingThere             bool // the queue asks in that partition now
+	Ignored                  float64 // max_ignored_over_capacity
+	OthersOver               bool    // another leaf holds more than its guarantee × (1 + Ignored) there
+	PendingThere             bool    // the queue asks in that partition now
 }
 
 func (f shieldFigures) borrows() bool {
-	return f.Used+f.Pending > f.Guarantee*(1+maxIgnoredOverCapacity)
+	return f.Used+f.Pending > f.Guarantee*(1+f.Ignored)
 }
 
 func (f shieldFigures) reclaiming() bool {
@@ -281,8 +279,8 @@ func (f shieldFigures) reclaiming() bool {
 // partitionFigures: the leaf's use and guarantee in partition p (the
 // plan's guarantee when it sets one), all it asks for anywhere (a route
 // sends every new request there), and whether others borrow there.
-func partitionFigures(s *decideState, queueOf func(string) (cluster.Queue, bool), leaves []*schedconf.Queue, path, p string, t QueueTarget, total float64) shieldFigures {
-	var f shieldFigures
+func partitionFigures(s *decideState, queueOf func(string) (cluster.Queue, bool), leaves []*schedconf.Queue, path, p string, t QueueTarget, total, ignored float64) shieldFigures {
+	f := shieldFigures{Ignored: ignored}
 	q := s.Tree.ByPath[path]
 	abs := q.AbsCapacity[p]
 	if pct, ok := t.Capacity[p]; ok && q.Parent != nil {
@@ -300,7 +298,7 @@ func partitionFigures(s *decideState, queueOf func(string) (cluster.Queue, bool)
 		if o.Path == path {
 			continue
 		}
-		if oq, ok := queueOf(o.Path); ok && float64(oq.ByPartition[p].Used.MemoryMB) > o.AbsCapacity[p]*total*(1+maxIgnoredOverCapacity) {
+		if oq, ok := queueOf(o.Path); ok && float64(oq.ByPartition[p].Used.MemoryMB) > o.AbsCapacity[p]*total*(1+ignored) {
 			f.OthersOver = true
 		}
 	}
@@ -308,8 +306,8 @@ func partitionFigures(s *decideState, queueOf func(string) (cluster.Queue, bool)
 }
 
 // otherPartitionsOver names the partitions other than p where the leaf
-// holds more than its guarantee × 1.1 ("" none).
-func otherPartitionsOver(snap cluster.Snapshot, queueOf func(string) (cluster.Queue, bool), tree *schedconf.Tree, path, p string) string {
+// holds more than its guarantee × (1 + ignored) ("" none).
+func otherPartitionsOver(snap cluster.Snapshot, queueOf func(string) (cluster.Queue, bool), tree *schedconf.Tree, path, p string, ignored float64) string {
 	sq, ok := queueOf(path)
 	q := tree.ByPath[path]
 	if !ok || q == nil {
@@ -321,7 +319,7 @@ func otherPartitionsOver(snap cluster.Snapshot, queueOf func(string) (cluster.Qu
 			continue
 		}
 		used := float64(sq.ByPartition[part.Name].Used.MemoryMB)
-		if g := q.AbsCapacity[part.Name] * float64(part.Total.MemoryMB); used > g*(1+maxIgnoredOverCapacity) {
+		if g := q.AbsCapacity[part.Name] * float64(part.Total.MemoryMB); used > g*(1+ignored) {
 			name := part.Name
 			if name == "" {
 				name = "the default partition"
@@ -361,7 +359,7 @@ func confTrue(v string) bool { return strings.EqualFold(strings.TrimSpace(v), "t
 // preempt were the owners to ask), or in the default partition while
 // another leaf there is below its guarantee and asks (the RM would
 // preempt for it at once).
-func exposedAfterLift(snap cluster.Snapshot, queueOf func(string) (cluster.Queue, bool), tree *schedconf.Tree, leaves []*schedconf.Queue, path string) bool {
+func exposedAfterLift(snap cluster.Snapshot, queueOf func(string) (cluster.Queue, bool), tree *schedconf.Tree, leaves []*schedconf.Queue, path string, ignored float64) bool {
 	sq, ok := queueOf(path)
 	q := tree.ByPath[path]
 	if !ok || q == nil {
@@ -370,7 +368,7 @@ func exposedAfterLift(snap cluster.Snapshot, queueOf func(string) (cluster.Queue
 	for _, p := range snap.Partitions {
 		total := float64(p.Total.MemoryMB)
 		guar := q.AbsCapacity[p.Name] * total
-		if float64(sq.ByPartition[p.Name].Used.MemoryMB) <= guar*(1+maxIgnoredOverCapacity) {
+		if float64(sq.ByPartition[p.Name].Used.MemoryMB) <= guar*(1+ignored) {
 			continue
 		}
 		if p.Name != "" {

@@ -72,7 +72,7 @@ func TestPreemptionShieldStep(t *testing.T) {
 	run := func(g *PreemptionGuard, live schedconf.Conf, sn cluster.Snapshot, to *string) (*QueueTarget, *Plan) {
 		t.Helper()
 		s := &decideState{Snap: sn, Live: live, Tree: mustTree(t, live), ClassOf: calibrate.ClassKey("tag").ClassOf,
-			Preemption: &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second}},
+			Preemption: &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second, MaxIgnoredOverCapacity: 0.1}},
 			Targets:    map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: to}}}
 		if err := (preemptionShieldStep{Guard: g}).Run(s); err != nil {
 			t.Fatal(err)
@@ -171,7 +171,7 @@ func TestShieldNeverOnTheReclaimingQueue(t *testing.T) {
 			g := &PreemptionGuard{Models: mapModel(30), ClassKey: "tag"}
 			g.AdoptShields([]Shield{{Queue: "root.b"}})
 			s := &decideState{Snap: snap(tc.bPending), Live: live, Tree: mustTree(t, live), ClassOf: calibrate.ClassKey("tag").ClassOf,
-				Preemption: &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second}},
+				Preemption: &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second, MaxIgnoredOverCapacity: 0.1}},
 				Targets:    map[string]QueueTarget{"root.a": {DefaultLabelExpression: &gpu}, "root.b": {DefaultLabelExpression: &gpu}}}
 			if err := (preemptionShieldStep{Guard: g}).Run(s); err != nil {
 				t.Fatal(err)

@@ -72,7 +72,7 @@ func liftShieldsCmd(ctx context.Context, f *daemonFlags, apply, force bool, outp
 	if apply {
 		writer := *d.Loop.Applier
 		writer.Mode = sidecar.ModeApply
-		lift, err = sidecar.LiftShields(ctx, d.Observer, &writer, records, time.Now(), force)
+		lift, err = sidecar.LiftShields(ctx, d.Observer, &writer, records, time.Now(), liftOptions(d, force))
 	} else {
 		lift, err = planShieldLift(ctx, d, records, force)
 	}
@@ -95,7 +95,17 @@ func planShieldLift(ctx context.Context, d *Daemon, records []sidecar.Shield, fo
 	if err != nil {
 		return sidecar.ShieldLift{}, fmt.Errorf("read live scheduler-conf: %w", err)
 	}
-	return sidecar.PlanShieldLift(snap, live, snap.ConfVersion, records, force)
+	return sidecar.PlanShieldLift(snap, live, snap.ConfVersion, records, liftOptions(d, force))
+}
+
+// liftOptions reads max_ignored_over_capacity from HADOOP_CONF_DIR's
+// yarn-site (the guard's), else Hadoop's default.
+func liftOptions(d *Daemon, force bool) sidecar.LiftOptions {
+	var site map[string]string
+	if d.Guard != nil {
+		site = d.Guard.YarnSite
+	}
+	return sidecar.LiftOptions{Force: force, MaxIgnoredOverCapacity: sidecar.MaxIgnoredOverCapacity(site)}
 }
 
 func writeShieldLift(w io.Writer, output string, records []sidecar.Shield, lift sidecar.ShieldLift, applied bool) error {
@@ -185,7 +195,7 @@ func liftShieldsAtStop(d *Daemon) {
 	}
 	writer := *d.Loop.Applier
 	writer.Rate = nil
-	lift, err := sidecar.LiftShields(ctx, d.Observer, &writer, d.Guard.HeldShields(records), time.Now(), false)
+	lift, err := sidecar.LiftShields(ctx, d.Observer, &writer, d.Guard.HeldShields(records), time.Now(), liftOptions(d, false))
 	if err != nil {
 		log.Warn("shields not lifted at stop; run `yarn-sidecar shields lift`", "error", err)
 		return
