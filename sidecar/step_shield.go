@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/progress"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -173,6 +174,13 @@ func (st preemptionShieldStep) Run(s *decideState) error {
 	}
 	leaves := s.Tree.Leaves()
 	queueOf := s.Snap.QueueIndex()
+	slots, allSlots := map[string]map[string]int64{}, map[string]int64{}
+	for _, p := range s.Parts {
+		slots[p.Name] = p.Slots
+		for typ, n := range p.Slots {
+			allSlots[typ] += n
+		}
+	}
 	totals := map[string]float64{}
 	for _, p := range s.Snap.Partitions {
 		totals[p.Name] = float64(p.Total.MemoryMB)
@@ -208,9 +216,15 @@ func (st preemptionShieldStep) Run(s *decideState) error {
 			c.Borrows, c.Reclaiming = fig.borrows(), fig.reclaiming()
 		}
 		for _, a := range apps[path] {
-			m, ok := models[s.ClassOf(a)]
+			class := s.ClassOf(a)
+			m, ok := models[class]
 			if !ok {
 				continue // no model yet: within the bound (shieldCase)
+			}
+			if c.SteeredTo != "" {
+				// The containers the shield keeps are the ones in the
+				// steered partition, and they run at its speed.
+				m = mapTimeThere(m, s.Rates, class, allSlots, slots[c.SteeredTo])
 			}
 			c.LongestTask = max(c.LongestTask, m)
 		}
@@ -328,6 +342,46 @@ func otherPartitionsOver(snap cluster.Snapshot, queueOf func(string) (cluster.Qu
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+// mapTimeThere is a class's mean map time on a partition's nodes. The
+// class's model mixes every node type its past maps ran on; taking those
+// as spread over the cluster's slots, a map's work is mean ÷ Σ w_i/r_i (w_i
+// the share of the cluster's slots of type i, r_i the class's CR there),
+// and its time on the partition is that work × Σ v_j/r_j over the
+// partition's types (v_j their share of its slots). The shield's bound is
+// about the containers it keeps, which run there: crypto's 100 s maps on
+// CPU nodes take 33 s on the GPU node it is steered to. Without a known
+// rate on every type, the model's mean as it is.
+func mapTimeThere(mean float64, rates progress.Rates, class string, all, there map[string]int64) float64 {
+	inv := func(sl map[string]int64) (float64, bool) {
+		var n int64
+		sum := 0.0
+		for typ, k := range sl {
+			if k == 0 {
+				continue
+			}
+			r, ok := rates.Rate(class, typ)
+			if !ok || r <= 0 {
+				return 0, false
+			}
+			sum += float64(k) / r
+			n += k
+		}
+		if n == 0 {
+			return 0, false
+		}
+		return sum / float64(n), true
+	}
+	if rates == nil {
+		return mean
+	}
+	a, ok1 := inv(all)
+	p, ok2 := inv(there)
+	if !ok1 || !ok2 || a <= 0 {
+		return mean
+	}
+	return mean / a * p
 }
 
 // shieldSince copies the marks' times.

@@ -1,10 +1,12 @@
 package sidecar
 
 import (
+	"math"
 	"testing"
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/progress"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -183,5 +185,29 @@ func TestShieldNeverOnTheReclaimingQueue(t *testing.T) {
 				t.Errorf("b is below its guarantee in gpu: want its shield lifted, never set, got %s", fmtBoolp(b))
 			}
 		})
+	}
+}
+
+// TestMapTimeThere: crypto's maps take 60 s on the cluster's mix (2 CPU
+// slots at CR 1, 2 GPU slots at CR 3: 60 = W × (½ + ½ ⋅ ⅓), so W = 90);
+// on the GPU partition they take 90 / 3 = 30 s, on the CPU one 90 s.
+// Unknown rates leave the model's mean.
+func TestMapTimeThere(t *testing.T) {
+	rates := progress.RateMap{"crypto": {"cpu": 1, "gpu": 3}}
+	all := map[string]int64{"cpu": 2, "gpu": 2}
+	for _, tc := range []struct {
+		name  string
+		rates progress.Rates
+		there map[string]int64
+		want  float64
+	}{
+		{"gpu partition", rates, map[string]int64{"gpu": 2}, 30},
+		{"cpu partition", rates, map[string]int64{"cpu": 2}, 90},
+		{"no rate for a type: the mean", progress.RateMap{"crypto": {"cpu": 1}}, map[string]int64{"gpu": 2}, 60},
+		{"no rates: the mean", nil, map[string]int64{"gpu": 2}, 60},
+	} {
+		if got := mapTimeThere(60, tc.rates, "crypto", all, tc.there); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: got %g, want %g", tc.name, got, tc.want)
+		}
 	}
 }
