@@ -43,7 +43,9 @@ import (
 // shield lands in the same mutation as the route (shieldWant), only on a
 // queue that will hold more than its guarantee in the steered partition
 // (never on one reclaiming its guarantee there, nor on a queue the admin
-// homed there), and a class with no model yet is shielded with its route.
+// homed there), its map-time bound is the class's map time on the
+// steered partition's nodes (mapTimeThere), and a class with no model yet
+// is shielded with its route.
 // disable_preemption is one flag per queue, read for every partition
 // (ProportionalCapacityPreemptionPolicy.cloneQueues; Hadoop has no
 // per-partition form): the plan's reason says what the shield also
