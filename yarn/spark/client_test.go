@@ -71,8 +71,11 @@ func TestProxyNotRunning(t *testing.T) {
 		"redirect": func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "http://hs:18080/history/application_1_0001/1", http.StatusFound)
 		},
-		"404":  func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) },
-		"html": func(w http.ResponseWriter, r *http.Request) { w.Header().Set("Content-Type", "text/html"); _, _ = w.Write([]byte("<html>")) },
+		"404": func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) },
+		"html": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte("<html>"))
+		},
 	}
 	for name, h := range cases {
 		t.Run(name, func(t *testing.T) {
