@@ -521,3 +521,28 @@ func (s *sparkApp) progress() float64 {
 	}
 	return 100 * float64(done) / float64(total)
 }
+
+// sparkResult fills a Spark app's JobResult: Maps counts its tasks (all
+// stages), TaskSeconds their attempts' run (killed and failed ones
+// included), WastedSeconds the killed and failed ones', FirstMap its
+// first task's launch. MinTaskSeconds and MapUse stay MapReduce's.
+func (c *Cluster) sparkResult(a *app, r *JobResult) {
+	r.Maps, r.Reduces = 0, 0
+	for _, st := range a.spark.stages {
+		r.Maps += len(st.tasks)
+		for _, at := range st.attempts {
+			end := at.finish
+			if at.status == "RUNNING" {
+				end = c.now
+			}
+			sec := end.Sub(at.launch).Seconds()
+			r.TaskSeconds += sec
+			if at.status == "KILLED" || at.status == "FAILED" {
+				r.WastedSeconds += sec
+			}
+			if r.FirstMap.IsZero() || at.launch.Before(r.FirstMap) {
+				r.FirstMap = at.launch
+			}
+		}
+	}
+}

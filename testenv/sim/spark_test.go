@@ -162,3 +162,41 @@ jobs:
 		t.Errorf("speculative winners %d, killed originals %d: want > 0 and equal", spec, killed)
 	}
 }
+
+// spark-mixed runs Spark apps beside MapReduce jobs to the end; ml's
+// executors hold GPUs on gpu nodes only, and the RM shows SPARK apps.
+func TestSparkMixedRuns(t *testing.T) {
+	sc, err := LoadScenario("spark-mixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewCluster(sc, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.RunUntilDone(24 * time.Hour) {
+		t.Fatal("not every app finished in 24 virtual hours")
+	}
+	types := map[string]int{}
+	for _, a := range c.Apps() {
+		types[a.ApplicationType]++
+		if a.State != "FINISHED" {
+			t.Errorf("%s: %s", a.ID, a.State)
+		}
+	}
+	if types["SPARK"] != 85 || types["MAPREDUCE"] != 100 {
+		t.Errorf("app types %v, want 85 SPARK and 100 MAPREDUCE", types)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, a := range c.apps {
+		if a.spark == nil {
+			continue
+		}
+		for _, e := range a.spark.executors {
+			if (e.gpus > 0) != (a.class == "ml") || e.gpus > 0 && e.node.typ != "gpu" {
+				t.Errorf("%s (%s) executor %s on %s with %d GPUs", a.id, a.class, e.id, e.node.typ, e.gpus)
+			}
+		}
+	}
+}

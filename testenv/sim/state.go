@@ -59,6 +59,9 @@ func (c *Cluster) Results() []JobResult {
 		}
 		r.MinTaskSeconds = c.sc.MinWork(a.class, bytes, len(a.reduces), a.submit.Sub(c.start))
 		r.MapUse, r.MapProc, r.MapRead = c.mapUse(a)
+		if a.spark != nil {
+			c.sparkResult(a, &r)
+		}
 		for _, t := range a.tags {
 			if v, ok := strings.CutPrefix(t, "deadline="); ok {
 				if d, err := parseDeadline(v, a.submit); err == nil {
