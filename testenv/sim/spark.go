@@ -140,6 +140,9 @@ func (s *sparkApp) wanted() int { return max(0, s.target-s.liveExecutors()) }
 func (c *Cluster) initSpark(a *app, cls ClassSpec, f *hdfsns.File) {
 	sp := cls.Spark
 	s := &sparkApp{spec: sp, execSize: rmweb.Resource{MemoryMB: sp.ExecutorMemoryMB, VCores: sp.ExecutorCores, GPUs: sp.ExecutorGPUs}}
+	if sp.ExecutorGPUs > 0 && sp.GPUShare > 0 && c.rng.Float64() >= sp.GPUShare {
+		s.execSize.GPUs = 0 // this run's executors ask no GPUs
+	}
 	for k, st := range sp.Stages {
 		stg := &sparkStage{id: k, spec: st, input: k == 0}
 		n := len(f.Blocks)

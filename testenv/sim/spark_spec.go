@@ -19,6 +19,10 @@ type SparkClassSpec struct {
 	ExecutorMemoryMB int64 `yaml:"executor_memory_mb"`
 	ExecutorCores    int64 `yaml:"executor_cores"`
 	ExecutorGPUs     int64 `yaml:"executor_gpus"`
+	// GPUShare, when set, is the share of the class's apps that ask for
+	// ExecutorGPUs (the others run CPU executors: the same job with its
+	// GPU plugin off); 0 means all of them.
+	GPUShare float64 `yaml:"gpu_share"`
 	// Executors is spark.executor.instances (static allocation; default 2).
 	Executors int `yaml:"executors"`
 	// Dynamic switches spark.dynamicAllocation.enabled on.
@@ -141,6 +145,9 @@ func (s *SparkClassSpec) validate(i int, types map[string]bool) []string {
 		if !types[t] {
 			bad = append(bad, fmt.Sprintf("%s.gpu_speed: unknown node type %q", at, t))
 		}
+	}
+	if s.GPUShare < 0 || s.GPUShare > 1 {
+		bad = append(bad, at+".gpu_share: want 0..1")
 	}
 	if s.ExecutorMemoryMB < 0 || s.ExecutorCores < 0 || s.ExecutorGPUs < 0 || s.Executors < 0 {
 		bad = append(bad, at+": executor sizes and count must be >= 0")

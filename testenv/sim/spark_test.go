@@ -194,7 +194,7 @@ func TestSparkMixedRuns(t *testing.T) {
 			continue
 		}
 		for _, e := range a.spark.executors {
-			if (e.gpus > 0) != (a.class == "ml") || e.gpus > 0 && e.node.typ != "gpu" {
+			if e.gpus > 0 && (a.class != "ml" || e.node.typ != "gpu") {
 				t.Errorf("%s (%s) executor %s on %s with %d GPUs", a.id, a.class, e.id, e.node.typ, e.gpus)
 			}
 		}
