@@ -54,9 +54,14 @@ func HistoryServer(s State) http.Handler {
 // DriverUI serves a running app's driver UI as reached through the RM
 // web proxy (/proxy/<appId>/...). A finished app's proxy redirects to
 // the History Server (spark.yarn.historyServer.address is the app's
-// final tracking URL), as YARN's proxy does.
+// final tracking URL), as YARN's proxy does; "" is the host the request
+// came to.
 func DriverUI(s State, historyAddress string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		historyAddress := historyAddress
+		if historyAddress == "" {
+			historyAddress = r.Host
+		}
 		rest := strings.TrimPrefix(r.URL.Path, "/proxy/")
 		appID, path, _ := strings.Cut(rest, "/")
 		a, ok := s.SparkApp(appID)
