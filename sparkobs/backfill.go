@@ -83,7 +83,7 @@ func (o *Observer) Backfill(ctx context.Context, finished []cluster.App, nodes N
 
 // complete reports an app whose every completed stage was harvested.
 func (o *Observer) complete(st *appState) bool {
-	if st.needExecs || len(st.stages) == 0 {
+	if len(st.stages) == 0 {
 		return false
 	}
 	for _, s := range st.stages {

@@ -41,9 +41,12 @@ type Observer struct {
 }
 
 type appState struct {
-	class     string
-	lastRead  time.Time
-	execGPUs  map[string]int
+	class    string
+	lastRead time.Time
+	execGPUs map[string]int
+	// slots are the active executors' cores by executor type (the
+	// host's node type, ExecutorType), as of the last executors read.
+	slots     map[string]int
 	needExecs bool
 	harvested map[spark.StageKey]bool
 	stages    []spark.Stage
@@ -67,6 +70,9 @@ type Cycle struct {
 	// Stages are each running app's stages as read this cycle or last
 	// (the apps not read this cycle keep their last read).
 	Stages map[string][]spark.Stage
+	// Slots are each read app's executor cores by executor type (its
+	// task slots: spark.task.cpus=1), as of its last executors read.
+	Slots map[string]map[string]int
 	// Samples are the calibration samples of the stages that completed
 	// since they were last read.
 	Samples []calibrate.Sample
@@ -99,7 +105,7 @@ func (o *Observer) Observe(ctx context.Context, now time.Time, apps []cluster.Ap
 	if budget == 0 {
 		budget = DefaultBudget
 	}
-	out := Cycle{Stages: map[string][]spark.Stage{}}
+	out := Cycle{Stages: map[string][]spark.Stage{}, Slots: map[string]map[string]int{}}
 	running := map[string]bool{}
 	var order []cluster.App
 	for _, a := range apps {
@@ -137,6 +143,7 @@ func (o *Observer) Observe(ctx context.Context, now time.Time, apps []cluster.Ap
 			out.Skipped++
 			if len(st.stages) > 0 {
 				out.Stages[a.ID] = st.stages
+				out.Slots[a.ID] = st.slots
 			}
 			continue
 		}
@@ -163,6 +170,7 @@ func (o *Observer) Observe(ctx context.Context, now time.Time, apps []cluster.Ap
 		st.lastRead = now
 		out.Read++
 		out.Stages[a.ID] = st.stages
+		out.Slots[a.ID] = st.slots
 	}
 	return out
 }
@@ -177,12 +185,19 @@ func (o *Observer) readApp(ctx context.Context, appID string, st *appState, src 
 		if !can() {
 			return n, nil, nil
 		}
-		gpus := map[string]int{}
+		gpus, slots := map[string]int{}, map[string]int{}
 		n++
-		if err := o.r.Executors(ctx, src, true, func(e *spark.Executor) error { gpus[e.ID] = e.GPUs(); return nil }); err != nil {
+		if err := o.r.Executors(ctx, src, true, func(e *spark.Executor) error {
+			gpus[e.ID] = e.GPUs()
+			if e.IsActive && !e.IsDriver() && e.RemoveTime.IsZero() {
+				h := e.Host()
+				slots[ExecutorType(nodes.TypeOf(h), e.GPUs(), nodes.gpus[h])] += e.TotalCores
+			}
+			return nil
+		}); err != nil {
 			return n, nil, err
 		}
-		st.execGPUs, st.needExecs = gpus, false
+		st.execGPUs, st.slots, st.needExecs = gpus, slots, false
 	}
 	if !can() {
 		return n, nil, nil
@@ -193,6 +208,9 @@ func (o *Observer) readApp(ctx context.Context, appID string, st *appState, src 
 		return n, nil, err
 	}
 	st.stages = stages
+	if len(st.slots) == 0 {
+		st.needExecs = true // no executor was up at the last read
+	}
 	var out []calibrate.Sample
 	for _, s := range stages {
 		k := spark.StageKey{StageID: s.StageID, AttemptID: s.AttemptID}
@@ -216,6 +234,11 @@ func (o *Observer) readApp(ctx context.Context, appID string, st *appState, src 
 		}
 		st.harvested[k] = true
 		out = append(out, Samples(read, nodes)...)
+	}
+	if len(out) > 0 && src.Proxied() {
+		// A running app's executors come and go between stages (dynamic
+		// allocation): its slots are re-read at its next read.
+		st.needExecs = true
 	}
 	return n, out, nil
 }
