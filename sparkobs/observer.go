@@ -181,10 +181,7 @@ func (o *Observer) Observe(ctx context.Context, now time.Time, apps []cluster.Ap
 func (o *Observer) readApp(ctx context.Context, appID string, st *appState, src spark.Source, left int, nodes Nodes) (int, []calibrate.Sample, error) {
 	n := 0
 	can := func() bool { return left < 0 || n < left }
-	if st.needExecs {
-		if !can() {
-			return n, nil, nil
-		}
+	readExecs := func() error {
 		gpus, slots := map[string]int{}, map[string]int{}
 		n++
 		if err := o.r.Executors(ctx, src, true, func(e *spark.Executor) error {
@@ -195,9 +192,18 @@ func (o *Observer) readApp(ctx context.Context, appID string, st *appState, src 
 			}
 			return nil
 		}); err != nil {
-			return n, nil, err
+			return err
 		}
 		st.execGPUs, st.slots, st.needExecs = gpus, slots, false
+		return nil
+	}
+	if st.needExecs {
+		if !can() {
+			return n, nil, nil
+		}
+		if err := readExecs(); err != nil {
+			return n, nil, err
+		}
 	}
 	if !can() {
 		return n, nil, nil
@@ -208,8 +214,22 @@ func (o *Observer) readApp(ctx context.Context, appID string, st *appState, src 
 		return n, nil, err
 	}
 	st.stages = stages
-	if len(st.slots) == 0 {
-		st.needExecs = true // no executor was up at the last read
+	active, held := 0, 0
+	for _, s := range stages {
+		active += s.NumActiveTasks
+	}
+	for _, k := range st.slots {
+		held += k
+	}
+	if active > held {
+		// More tasks run than the executors last read had cores (none
+		// was up then): executors were added (dynamic
+		// allocation's ramp-up). Their GPUs and slots are read now.
+		if !can() {
+			st.needExecs = true
+		} else if err := readExecs(); err != nil {
+			return n, nil, err
+		}
 	}
 	var out []calibrate.Sample
 	for _, s := range stages {

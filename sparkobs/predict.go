@@ -5,13 +5,24 @@ import (
 	"sort"
 	"time"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/spark"
 )
 
 // TaskTimes are the learned task run times of Spark stage classes per
-// executor type: the median executorRunTime of the history's samples.
-type TaskTimes map[string]map[string]time.Duration
+// executor type: the median executorRunTime of the history's samples,
+// and their spread.
+type TaskTimes map[string]map[string]TaskTime
+
+// TaskTime is a stage class's task run time on one executor type: the
+// median, and the standard deviation of the log run times (a wave ends
+// with its slowest task).
+type TaskTime struct {
+	Median time.Duration
+	LogSD  float64
+}
 
 // TaskTimesFrom computes TaskTimes from the calibration history's Spark
 // samples (classes with a family, calibrate.FamilySep).
@@ -28,10 +39,22 @@ func TaskTimesFrom(samples []calibrate.Sample) TaskTimes {
 	}
 	out := TaskTimes{}
 	for class, types := range by {
-		out[class] = map[string]time.Duration{}
+		out[class] = map[string]TaskTime{}
 		for typ, v := range types {
 			sort.Float64s(v)
-			out[class][typ] = time.Duration(calibrate.Median(v) * float64(time.Second))
+			med := calibrate.Median(v)
+			var ss, mean float64
+			for _, x := range v {
+				mean += math.Log(x) / float64(len(v))
+			}
+			for _, x := range v {
+				ss += (math.Log(x) - mean) * (math.Log(x) - mean)
+			}
+			tt := TaskTime{Median: time.Duration(med * float64(time.Second))}
+			if len(v) > 1 {
+				tt.LogSD = math.Sqrt(ss / float64(len(v)-1))
+			}
+			out[class][typ] = tt
 		}
 	}
 	return out
@@ -75,37 +98,47 @@ func Predict(appClass string, stages []spark.Stage, slots map[string]int, times 
 			continue
 		}
 		o.RemainingTasks += rem
-		var t time.Duration
+		hist, sd := blend(times[StageClass(appClass, s.Name)], slots)
+		t := hist
 		if s.NumCompleteTasks > 0 && s.ExecutorRunTime > 0 {
-			t = spark.Millis(s.ExecutorRunTime / int64(s.NumCompleteTasks+s.NumFailedTasks+s.NumKilledTasks))
-		} else {
-			t = blend(times[StageClass(appClass, s.Name)], slots)
+			// Its own tasks so far: a mean, where the history's is a
+			// median (lognormal: mean = median·exp(σ²/2)).
+			t = time.Duration(float64(spark.Millis(s.ExecutorRunTime/int64(s.NumCompleteTasks+s.NumFailedTasks+s.NumKilledTasks))) * math.Exp(-sd*sd/2))
 		}
 		if t <= 0 || total == 0 {
 			o.Known = false
 			continue
 		}
-		// Running tasks are half done on average.
-		waves := math.Ceil(float64(rem)/float64(total)) - 0.5*math.Min(1, float64(s.NumActiveTasks)/float64(total))
-		o.Remaining += time.Duration(waves * float64(t))
+		// Whole waves at the median; the last ends with its slowest task,
+		// the expected maximum of its k tasks' lognormal times
+		// (Blom's approximation of the normal order statistic). Running
+		// tasks are half done on average.
+		waves := math.Ceil(float64(rem) / float64(total))
+		k := float64(rem) - (waves-1)*float64(total)
+		z := distuv.UnitNormal.Quantile((k - 0.375) / (k + 0.25))
+		last := math.Exp(sd * math.Max(z, 0))
+		w := waves - 1 + last - 0.5*math.Min(1, float64(s.NumActiveTasks)/float64(total))
+		o.Remaining += time.Duration(w * float64(t))
 	}
 	return o
 }
 
-// blend is one task's time on slots of several types: n slots finish
-// Σ n_T / t_T tasks per second.
-func blend(byType map[string]time.Duration, slots map[string]int) time.Duration {
-	rate, n := 0.0, 0
+// blend is one task's time on slots of several types (n slots finish
+// Σ n_T / t_T tasks per second) and the slots' mean log spread; 0 when a
+// type's time is unknown.
+func blend(byType map[string]TaskTime, slots map[string]int) (time.Duration, float64) {
+	rate, n, sd := 0.0, 0, 0.0
 	for typ, k := range slots {
 		t, ok := byType[typ]
-		if !ok || t <= 0 {
-			return 0
+		if !ok || t.Median <= 0 {
+			return 0, 0
 		}
-		rate += float64(k) / t.Seconds()
+		rate += float64(k) / t.Median.Seconds()
+		sd += float64(k) * t.LogSD
 		n += k
 	}
 	if rate == 0 {
-		return 0
+		return 0, 0
 	}
-	return time.Duration(float64(n) / rate * float64(time.Second))
+	return time.Duration(float64(n) / rate * float64(time.Second)), sd / float64(n)
 }

@@ -1,6 +1,7 @@
 package sparkobs
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -12,7 +13,7 @@ var blendSecs = 16 / 0.6 // 2 waves × 8/0.6 s
 var blendWant = time.Duration(blendSecs * float64(time.Second))
 
 func TestPredict(t *testing.T) {
-	times := TaskTimes{"etl/b": {"old": 20 * time.Second, "new": 10 * time.Second}}
+	times := TaskTimes{"etl/b": {"old": {Median: 20 * time.Second}, "new": {Median: 10 * time.Second}}}
 	stages := []spark.Stage{
 		{StageID: 0, Name: "a", Status: "COMPLETE", NumTasks: 100, NumCompletedIndices: 100},
 		// 40 of 100 done at 10 s each so far, 8 running.
@@ -40,5 +41,17 @@ func TestPredict(t *testing.T) {
 				t.Errorf("got %+v, want remaining %v known %v (76 tasks)", o, c.want, c.known)
 			}
 		})
+	}
+}
+
+// A wave ends with its slowest task: 8 tasks over 8 slots with log
+// spread 0.2 take the median times exp(0.2·z), z the expected maximum of
+// 8 normal draws (Blom: Φ⁻¹(7.625/8.25) ≈ 1.431).
+func TestPredictLastWave(t *testing.T) {
+	times := TaskTimes{"a/s": {"old": {Median: 10 * time.Second, LogSD: 0.2}}}
+	o := Predict("a", []spark.Stage{{StageID: 0, Name: "s", Status: "PENDING", NumTasks: 8}}, map[string]int{"old": 8}, times)
+	want := 10 * math.Exp(0.2*1.43096)
+	if !o.Known || math.Abs(o.Remaining.Seconds()-want) > 0.01 {
+		t.Errorf("got %+v, want %.2fs", o, want)
 	}
 }

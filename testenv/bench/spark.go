@@ -17,6 +17,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sparkweb"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/spark"
 )
 
@@ -82,7 +83,7 @@ type sparkCycles struct {
 
 // observeRun runs the scenario to its end, observing every cycle, then
 // backfills; every sample goes into store.
-func (h *sparkHarness) observeRun(store *calibrate.Store, cycle time.Duration, budget int) (sparkCycles, error) {
+func (h *sparkHarness) observeRun(store *calibrate.Store, cycle time.Duration, budget int, onCycle func(sparkobs.Cycle, []cluster.App)) (sparkCycles, error) {
 	ctx := context.Background()
 	obs := sparkobs.New(h.sc, nil)
 	classOf := calibrate.ClassKey("tag").ClassOf
@@ -99,6 +100,9 @@ func (h *sparkHarness) observeRun(store *calibrate.Store, cycle time.Duration, b
 		}
 		if _, err := store.Add(cy.Samples); err != nil {
 			return st, err
+		}
+		if onCycle != nil {
+			onCycle(cy, apps)
 		}
 		st.cycles++
 		st.requests += cy.Requests
@@ -165,12 +169,16 @@ func benchSparkRates(o Options) ([]Row, error) {
 		seeds = seeds[:1]
 	}
 	var total sparkCycles
+	pred := &finishPredictions{byClass: map[string][]float64{}}
 	for _, seed := range seeds {
 		h, err := newSparkHarness(sc, seed)
 		if err != nil {
 			return nil, err
 		}
-		st, err := h.observeRun(store, 30*time.Second, sparkobs.DefaultBudget)
+		st, err := h.observeRun(store, 30*time.Second, sparkobs.DefaultBudget, pred.hook(h, store))
+		if err == nil && seed != seeds[0] {
+			pred.score(h) // with a history: the first seed's day is calibration
+		}
 		h.close()
 		if err != nil {
 			return nil, fmt.Errorf("spark-mixed seed %d: %w", seed, err)
@@ -228,7 +236,7 @@ func benchSparkRates(o Options) ([]Row, error) {
 	var gpu []string
 	for _, class := range table.Classes() {
 		app, stage, _ := strings.Cut(class, "/")
-		if app != "ml" {
+		if app != "ml" || stage == "" { // "ml" alone: the family row
 			continue
 		}
 		ref := table.Reference(class)
@@ -241,6 +249,7 @@ func benchSparkRates(o Options) ([]Row, error) {
 	}
 	rows = append(rows, Row{Area: "spark", Name: "spark-mixed: the GPU class ml's learned CR per node type (a GPU executor is type <type>/gpu)",
 		Figure: strings.Join(gpu, "; "), Baseline: "truth", Goal: "≤5% off"})
+	rows = append(rows, pred.rows()...)
 	rows = append(rows, Row{Area: "spark", Name: fmt.Sprintf("spark-mixed: Spark REST requests per 30 s cycle (%d cycles, %.1f Spark apps running on average)",
 		total.cycles, float64(total.runningApps)/float64(max(1, total.cycles))),
 		Figure:   fmt.Sprintf("%.1f mean, %d max; %.2f per running app; backfill %d in all", float64(total.requests)/float64(total.cycles), total.maxRequests, float64(total.requests)/float64(max(1, total.runningApps)), total.backfillRequests),
