@@ -46,11 +46,11 @@ func TestPredict(t *testing.T) {
 
 // A wave ends with its slowest task: 8 tasks over 8 slots with log
 // spread 0.2 take the median times exp(0.2·z), z the expected maximum of
-// 8 normal draws (Blom: Φ⁻¹(7.625/8.25) ≈ 1.431).
+// 8 normal draws (Blom: Φ⁻¹(7.625/8.25) ≈ 1.434).
 func TestPredictLastWave(t *testing.T) {
 	times := TaskTimes{"a/s": {"old": {Median: 10 * time.Second, LogSD: 0.2}}}
 	o := Predict("a", []spark.Stage{{StageID: 0, Name: "s", Status: "PENDING", NumTasks: 8}}, map[string]int{"old": 8}, times)
-	want := 10 * math.Exp(0.2*1.43096)
+	want := 10 * math.Exp(0.2*1.4342)
 	if !o.Known || math.Abs(o.Remaining.Seconds()-want) > 0.01 {
 		t.Errorf("got %+v, want %.2fs", o, want)
 	}

@@ -144,7 +144,15 @@ func benchSpark(o Options) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(rows, r...), nil
+	rows = append(rows, r...)
+	if o.Rows == "" || strings.Contains("compare", o.Rows) {
+		r, err = benchSparkCompare(o)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
+	}
+	return rows, nil
 }
 
 // benchSparkRates: spark-mixed's Spark stage classes' learned CR against
