@@ -133,20 +133,19 @@ func (h *sparkHarness) observeRun(store *calibrate.Store, cycle time.Duration, b
 	}
 }
 
+// benchSpark runs the row groups rates (also the prediction and request
+// rows of spark-mixed), requests (1,000 apps) and compare, each unless
+// -rows names another.
 func benchSpark(o Options) ([]Row, error) {
 	var rows []Row
-	r, err := benchSparkRates(o)
-	if err != nil {
-		return nil, err
-	}
-	rows = append(rows, r...)
-	r, err = benchSparkRequests(o)
-	if err != nil {
-		return nil, err
-	}
-	rows = append(rows, r...)
-	if o.Rows == "" || strings.Contains("compare", o.Rows) {
-		r, err = benchSparkCompare(o)
+	for _, g := range []struct {
+		name string
+		run  func(Options) ([]Row, error)
+	}{{"rates", benchSparkRates}, {"requests", benchSparkRequests}, {"compare", benchSparkCompare}} {
+		if o.Rows != "" && !strings.Contains(g.name, o.Rows) {
+			continue
+		}
+		r, err := g.run(o)
 		if err != nil {
 			return nil, err
 		}
