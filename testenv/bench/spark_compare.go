@@ -36,7 +36,7 @@ func benchSparkCompare(o Options) ([]Row, error) {
 		}
 	}
 	return append(rows, Row{Area: "spark", Name: fmt.Sprintf("spark-mixed (%d seeds): mean completion, sidecar vs stock and vs best static [%s]; classes >2%% slower than stock", len(runs.Sidecar), runs.StaticName),
-		Figure: fmt.Sprintf("%.2f× stock, %.2f× best static; slower: %s", side/stock, side/static, orNone(strings.Join(slower, ", "))),
+		Figure:   fmt.Sprintf("%.2f× stock, %.2f× best static; slower: %s", side/stock, side/static, orNone(strings.Join(slower, ", "))),
 		Baseline: fmt.Sprintf("stock %s, best static %s", dur(stock), dur(static)), Ratio: fmt.Sprintf("%.2f×", side/stock),
 		Goal: "≤0.80× stock, ≤0.95× best static, none >2% slower"}), nil
 }
