@@ -19,9 +19,13 @@ import (
 // classes. Everything else (tables, models, residuals) is the embedded
 // HistoryLearner's.
 //
-// Not done here: the finished Spark apps of before a restart (the
-// observer backfills the apps it saw running), and Spark apps in the
-// plan's progress share and deadline outlook (issue 36's Decide).
+// The plan sees a running Spark app by its app class, whose CR row is its
+// stages' family row (calibrate/families.go), so its progress share
+// (eq. 4.1) uses the rates its stages taught. Not done here: the finished
+// Spark apps of before a restart (the observer backfills the apps it saw
+// running), and the deadline report's verdicts for Spark apps (the
+// outlook, sparkobs.Predict, is measured by the bench, not wired into
+// deadline/).
 type SparkLearner struct {
 	*HistoryLearner
 	Spark *sparkobs.Observer
