@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
 // Mode says whether the sidecar may write to YARN.
@@ -52,6 +53,8 @@ type Config struct {
 	// rest keep their last read or, never read, only the RM's progress
 	// (issue 19).
 	JobBudget int `yaml:"job_budget"`
+	// Spark reads Spark applications' REST API (config_spark.go).
+	Spark SparkConfig `yaml:"spark"`
 	// NodeListingMaxAge bounds how long observe reuses the node listing
 	// (the biggest answer it reads) while /cluster/metrics' node counts
 	// and totals are unchanged and no node labels were written (default
@@ -91,6 +94,11 @@ type Config struct {
 	// current default-partition capacity.
 	Queues map[string]QueueConfig `yaml:"queues"`
 
+	// Slot overrides the planning slot, which is otherwise read from what
+	// the cluster allocates (SlotSizer): the running jobs' task containers,
+	// else the scheduler's minimum allocation from yarn-site.xml.
+	Slot SlotConfig `yaml:"slot"`
+
 	NodeTypes []NodeTypeRule  `yaml:"node_types"`
 	JobClass  JobClassConfig  `yaml:"job_class"`
 	Calibrate CalibrateConfig `yaml:"calibration"`
@@ -108,6 +116,21 @@ type Config struct {
 	Guarantee  GuaranteeConfig  `yaml:"guarantee"`
 	Rate       RateConfig       `yaml:"rate"`
 	Preemption PreemptionConfig `yaml:"preemption"`
+}
+
+// SlotConfig is an admin's planning slot: one task container. Zero memory
+// = read it from the cluster.
+type SlotConfig struct {
+	MemoryMB int64 `yaml:"memory_mb"`
+	VCores   int64 `yaml:"vcores"`
+}
+
+// Resource is the slot as a resource (vcores 1 when unset); zero when not set.
+func (s SlotConfig) Resource() cluster.Resource {
+	if s.MemoryMB <= 0 {
+		return cluster.Resource{}
+	}
+	return cluster.Resource{MemoryMB: s.MemoryMB, VCores: max(s.VCores, 1)}
 }
 
 // PreemptionConfig says how the sidecar treats the RM's preemption
@@ -412,6 +435,15 @@ func (c *Config) Validate() error {
 	if c.Safety.CalibrationMaxContainers < 0 {
 		add("safety.calibration_max_containers", "must not be negative, got %d", c.Safety.CalibrationMaxContainers)
 	}
+	if c.Slot.MemoryMB < 0 {
+		add("slot.memory_mb", "must not be negative, got %d", c.Slot.MemoryMB)
+	}
+	if c.Slot.VCores < 0 {
+		add("slot.vcores", "must not be negative, got %d", c.Slot.VCores)
+	}
+	if c.Slot.MemoryMB == 0 && c.Slot.VCores > 0 {
+		add("slot.memory_mb", "must be set with slot.vcores (%d)", c.Slot.VCores)
+	}
 	if c.Safety.FloorContainers < 0 {
 		add("safety.floor_containers", "must not be negative, got %d", c.Safety.FloorContainers)
 	}
@@ -425,6 +457,7 @@ func (c *Config) Validate() error {
 	}
 	c.Preemption.validate(add)
 	c.validateGuarantees(add)
+	bad = append(bad, c.Spark.validate()...)
 	if len(bad) > 0 {
 		return &ConfigError{Fields: bad}
 	}

@@ -111,7 +111,7 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		preemptionStep{Guard: d.Preemption},
 		// Safe default: work steered into a label partition is not
 		// preempted when the partition's owners come back.
-		preemptionShieldStep{Guard: d.Preemption},
+		preemptionShieldStep{Guard: d.Preemption, Seen: seen},
 		modeStep{RMVersion: d.RMVersion},
 		localityResetStep{Keep: d.KeepRackLocalityReset},
 		priorityStep{Enabled: d.Priorities},
@@ -133,10 +133,7 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	if err != nil {
 		return Decision{}, fmt.Errorf("parse live configuration: %w", err)
 	}
-	s := &decideState{Snap: snap, Live: live, Tree: tree, Slot: d.Slot, ClassOf: d.ClassKey.ClassOf}
-	if s.Slot.IsZero() {
-		s.Slot = cluster.Resource{MemoryMB: 2048, VCores: 1}
-	}
+	s := &decideState{Snap: snap, Live: live, Tree: tree, Slot: ByCalculator(slotFor(d.Sizer, d.Slot, snap), live), ClassOf: d.ClassKey.ClassOf}
 	if d.Table != nil {
 		s.Table = d.Table()
 	}
@@ -182,6 +179,13 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 		}
 	}
 	d.status(s, &dec)
+	dec.Slot = SlotChoice{Slot: s.Slot, Source: SlotFromConfig}
+	if d.Sizer != nil {
+		dec.Slot = d.Sizer.Choose(snap)
+		dec.Slot.Slot = s.Slot
+	} else if d.Slot.IsZero() {
+		dec.Slot.Source = SlotFromFallback
+	}
 	dec.Predicted["sum_ps_now"] = dec.SumPS
 	return dec, nil
 }

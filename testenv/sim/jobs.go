@@ -23,6 +23,8 @@ type app struct {
 	labelExpr                           string
 	submit, start, finish               time.Time
 	state, finalStatus                  string
+	// historyDamaged: JobHistory cannot load this job (DamageHistory).
+	historyDamaged bool
 
 	amNode    *node
 	amPending bool // AM container requested, not yet allocated
@@ -47,6 +49,9 @@ type app struct {
 	preempted preemptedTotals
 	// nextSpeculate is when the speculator may next add an attempt.
 	nextSpeculate time.Time
+	// spark is a Spark application's driver state (spark.go); nil for
+	// a MapReduce job.
+	spark *sparkApp
 	// history is the JobHistory view, built once when the job finished
 	// (it never changes after), so serving the JHS stays O(jobs).
 	history *rmweb.Job
@@ -106,6 +111,13 @@ func (c *Cluster) submit(j JobSpec) *app {
 		replicas[i] = c.placeReplicasIn(j.InputRacks)
 	}
 	f := c.fs.AddFile(a.inputPath, size, block, replicas)
+	if cls.Spark != nil {
+		c.initSpark(a, cls, f)
+		c.apps = append(c.apps, a)
+		c.appByID[a.id] = a
+		c.active = append(c.active, a)
+		return a
+	}
 	for i, b := range f.Blocks {
 		t := &task{idx: i, typ: "MAP", state: "SCHEDULED", bytes: b.Length, hosts: b.Hosts}
 		a.maps = append(a.maps, t)
@@ -117,8 +129,9 @@ func (c *Cluster) submit(j JobSpec) *app {
 		"mapreduce.job.name": a.name, "mapreduce.job.queuename": a.queue, "mapreduce.job.user.name": a.user,
 		"mapreduce.input.fileinputformat.inputdir": "hdfs://namenode:8020" + strings.TrimSuffix(a.inputPath, "/part-00000"),
 		"mapreduce.map.memory.mb":                  fmt.Sprint(cls.MapMemoryMB), "mapreduce.map.cpu.vcores": fmt.Sprint(cls.MapVCores),
-		"mapreduce.reduce.memory.mb": fmt.Sprint(cls.MapMemoryMB), "mapreduce.job.reduces": fmt.Sprint(j.Reduces),
-		"mapreduce.job.maps": fmt.Sprint(j.Maps), "mapreduce.job.reduce.slowstart.completedmaps": fmt.Sprint(slowStart),
+		"mapreduce.reduce.memory.mb": fmt.Sprint(cls.MapMemoryMB), "mapreduce.reduce.cpu.vcores": fmt.Sprint(cls.MapVCores), // reduces run in the map size here
+		"mapreduce.job.reduces": fmt.Sprint(j.Reduces),
+		"mapreduce.job.maps":    fmt.Sprint(j.Maps), "mapreduce.job.reduce.slowstart.completedmaps": fmt.Sprint(slowStart),
 		"mapreduce.job.tags": strings.Join(j.Tags, ","), "dfs.blocksize": fmt.Sprint(block),
 	}
 	if cls.MapGPUs > 0 {
@@ -208,6 +221,10 @@ func (c *Cluster) amReady(a *app) {
 		return // an AM preempted before it was up
 	}
 	a.running, a.state = true, "RUNNING"
+	if a.spark != nil {
+		c.sparkDriverReady(a)
+		return
+	}
 	for _, t := range a.maps {
 		if t.state != "SUCCEEDED" { // a restarted AM recovers finished tasks
 			c.addPendingMap(a, t.idx)
@@ -244,7 +261,7 @@ func (c *Cluster) maybeRequestReduces(a *app) {
 
 // hasDemand reports whether the app wants a container now.
 func (a *app) hasDemand() bool {
-	return a.finish.IsZero() && (a.amPending || (a.running && (len(a.pendingMaps) > 0 || a.pendingReduces > 0)))
+	return a.finish.IsZero() && (a.amPending || (a.running && (len(a.pendingMaps) > 0 || a.pendingReduces > 0 || a.spark != nil && a.spark.wanted() > 0)))
 }
 
 // startAttempt runs a task attempt on a node: the container is allocated,
@@ -358,6 +375,9 @@ func (c *Cluster) killContainersOn(n *node) {
 					}
 				}
 			}
+		}
+		if a.spark != nil {
+			c.sparkExecutorsLost(a, n)
 		}
 		if a.amNode == n {
 			c.finishApp(a, "FAILED", "FAILED")
