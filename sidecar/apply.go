@@ -193,6 +193,11 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 }
 
 func (a *Applier) applyMutation(ctx context.Context, plan *Plan, entry *AuditEntry, log hclog.Logger) (Result, int64, error) {
+	if g, ok := a.API.(WriteGate); ok {
+		if err := g.CanWrite(ctx); err != nil {
+			return ResultRefused, plan.ConfVersion, err
+		}
+	}
 	live, err := a.API.SchedulerConf(ctx)
 	if err != nil {
 		if errors.Is(err, ErrConfNotMutable) {

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
 // siteConf is a *-site.xml file.
@@ -102,4 +104,25 @@ func ConfigFromHadoopConf(dir string) (Config, error) {
 		cfg.WebProxyAddress = scheme + a
 	}
 	return cfg, nil
+}
+
+// CapacitySchedulerConf reads a capacity-scheduler.xml (the file store's
+// configuration, on the RM host) as its yarn.scheduler.capacity.*
+// properties, the form GET /scheduler-conf returns on a mutable store.
+func CapacitySchedulerConf(path string) (schedconf.Conf, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var s siteConf
+	if err := xml.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	out := schedconf.Conf{}
+	for _, p := range s.Property {
+		if name := strings.TrimSpace(p.Name); strings.HasPrefix(name, schedconf.Prefix) {
+			out[name] = strings.TrimSpace(p.Value)
+		}
+	}
+	return out, nil
 }

@@ -13,7 +13,7 @@ import (
 // every capacity the tree has, before and after a refreshQueues to 60/40
 // (which reads 60.000004).
 func TestConfFromSchedulerReal336FileStore(t *testing.T) {
-	dir := filepath.Join("testdata", "real-3.3.6", "file-store")
+	dir := filepath.Join("testdata", "real-3.3.6-file-store")
 	for _, tc := range []struct {
 		name, body, xml string
 	}{

@@ -106,8 +106,12 @@ func planView(mode sidecar.Mode, rep sidecar.CycleReport, err error) planJSON {
 
 func printPlan(w io.Writer, rep sidecar.CycleReport, err error) {
 	p := rep.Plan
-	fmt.Fprintf(w, "plan made at %s from scheduler-conf version %d: %d change(s), %d priority change(s)\n",
-		p.Time.UTC().Format("2006-01-02 15:04:05Z"), p.ConfVersion, len(p.Changes), len(p.Priorities))
+	from := fmt.Sprintf("scheduler-conf version %d", p.ConfVersion)
+	if p.ConfSource != "" && p.ConfSource != sidecar.SourceSchedulerConf {
+		from = fmt.Sprintf("%s (file store, configuration hash %d)", p.ConfSource, p.ConfVersion)
+	}
+	fmt.Fprintf(w, "plan made at %s from %s: %d change(s), %d priority change(s)\n",
+		p.Time.UTC().Format("2006-01-02 15:04:05Z"), from, len(p.Changes), len(p.Priorities))
 	if len(p.Changes) > 0 {
 		tw := newTable(w)
 		fmt.Fprintln(tw, "QUEUE\tPARTITION\tPROPERTY\tFROM\tTO\tNOTE")

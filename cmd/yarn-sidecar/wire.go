@@ -127,7 +127,8 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	}
 	classifier := classifierFrom(cfg)
 	key := calibrate.ClassKey(cfg.JobClass.By)
-	api := sidecar.YARN{Client: client, Jobs: true, RMClock: true, NodeType: classifier.TypeOf, ListingBudget: cfg.ListingBudget,
+	api := &sidecar.AnyStore{CapacitySchedulerXML: capacitySchedulerXML(cfg, log)}
+	api.YARN = sidecar.YARN{Client: client, Jobs: true, RMClock: true, NodeType: classifier.TypeOf, ListingBudget: cfg.ListingBudget,
 		JobBudget: cfg.JobBudget, JobFirst: sidecar.HasGoal(key.ClassOf, cfg.Deadlines.SLO), NodeListingMaxAge: cfg.NodeListingMaxAge.Duration(),
 		AppUsageMaxAge: cfg.AppUsageMaxAge.Duration()}
 	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key,
@@ -184,6 +185,25 @@ func hadoopYarnSite(cfg *sidecar.Config, log hclog.Logger) map[string]string {
 		return nil
 	}
 	return site
+}
+
+// capacitySchedulerXML is HADOOP_CONF_DIR's capacity-scheduler.xml when it
+// exists: on a file-store RM's host it is the live configuration (what a
+// refresh reads), read instead of rebuilding it from /scheduler.
+func capacitySchedulerXML(cfg *sidecar.Config, log hclog.Logger) string {
+	dir := cfg.HadoopConfDir
+	if dir == "" {
+		dir = os.Getenv("HADOOP_CONF_DIR")
+	}
+	if dir == "" {
+		return ""
+	}
+	path := filepath.Join(dir, "capacity-scheduler.xml")
+	if _, err := os.Stat(path); err != nil {
+		log.Debug("no capacity-scheduler.xml: on a file-store RM the configuration is rebuilt from /ws/v1/cluster/scheduler", "path", path)
+		return ""
+	}
+	return path
 }
 
 func refTypes(cfg *sidecar.Config) map[string]string {

@@ -129,6 +129,9 @@ type SidecarOptions struct {
 	// BlockMaps serves the scenario's HDFS through the mini NameNode and
 	// lets the sidecar read running jobs' block maps (issue 17).
 	BlockMaps bool
+	// MaxCycles, when positive, stops the run after that many cycles (the
+	// jobs need not finish; Result.Jobs then holds those that did).
+	MaxCycles int
 }
 
 // RunSidecar runs the scenario with the sidecar steering it in lock-step:
@@ -251,7 +254,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	defer audit.Close()
 	// The daemon's AM budget for running jobs, as wire.go sets it from
 	// job_budget's default.
-	api := sidecar.YARN{Client: client, Jobs: true, JobBudget: yarn.DefaultJobBudget}
+	// As the daemon does: every configuration store (a file-store scenario
+	// reads its configuration from /ws/v1/cluster/scheduler).
+	api := &sidecar.AnyStore{YARN: sidecar.YARN{Client: client, Jobs: true, JobBudget: yarn.DefaultJobBudget}}
 	info, err := client.Info(ctx)
 	if err != nil {
 		return Result{}, err
@@ -319,7 +324,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		loop.BlockMaps = inputs.maps
 		wireReadCost(loop, inputs.maps, learner, classifier, calibrate.ClassKey(cfg.JobClass.By))
 	}
-	for !c.Done() {
+	for !c.Done() && (o.MaxCycles <= 0 || res.Cycles < o.MaxCycles) {
 		if c.Now().Sub(sc.Start) > Limit {
 			return Result{}, fmt.Errorf("%s seed %d (sidecar) did not finish in %s", scenario, seed, Limit)
 		}
