@@ -186,7 +186,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		pc.To = got
 		out.Priorities = append(out.Priorities, pc)
 	}
-	if a.Mode == ModeDryRun {
+	if a.Mode.RecordsOnly() {
 		out.Result = ResultDryRun
 	}
 	return out, err

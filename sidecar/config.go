@@ -22,7 +22,16 @@ type Mode string
 const (
 	ModeDryRun Mode = "dry-run"
 	ModeApply  Mode = "apply"
+	// ModePropose runs as dry-run and keeps the plan as the admin would
+	// apply it (a capacity-scheduler.xml, its diff, the commands) at the
+	// daemon's /proposal: for clusters whose files belong to Ambari or
+	// Cloudera Manager (issue 34).
+	ModePropose Mode = "propose"
 )
+
+// RecordsOnly reports whether the mode writes nothing to YARN (dry-run,
+// propose).
+func (m Mode) RecordsOnly() bool { return m == ModeDryRun || m == ModePropose }
 
 // Config is the sidecar's configuration file (configs/sidecar.example.yaml
 // documents every option). Load it with LoadConfig, which defaults then
@@ -346,8 +355,8 @@ func (e *ConfigError) Error() string {
 func (c *Config) Validate() error {
 	var bad []string
 	add := func(path, format string, a ...any) { bad = append(bad, path+": "+fmt.Sprintf(format, a...)) }
-	if c.Mode != ModeDryRun && c.Mode != ModeApply {
-		add("mode", "%q is not dry-run or apply", c.Mode)
+	if c.Mode != ModeDryRun && c.Mode != ModeApply && c.Mode != ModePropose {
+		add("mode", "%q is not dry-run, propose or apply", c.Mode)
 	}
 	for i, u := range c.RM {
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
