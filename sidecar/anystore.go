@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
+	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -134,8 +137,16 @@ func (a *AnyStore) fileStoreConf(ctx context.Context) (schedconf.Conf, error) {
 		if err != nil {
 			return nil, fmt.Errorf("file store: %w", err)
 		}
+		// The file says what a refresh would load; the RM's answer says
+		// what runs. Where they disagree on a capacity, the RM's value is
+		// the live one (an edit not refreshed yet, or a refresh that did
+		// not take): the applier's verify then reads what the RM runs.
+		rm, err := a.Client.ConfFromScheduler(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("file store: read the RM's queues: %w", err)
+		}
 		a.setSource(true, SourceFilePrefix+a.CapacitySchedulerXML)
-		return c, nil
+		return OverlayRunning(c, rm), nil
 	}
 	c, err := a.Client.ConfFromScheduler(ctx)
 	if err != nil {
@@ -216,4 +227,65 @@ func ConfHash(c schedconf.Conf) int64 {
 		h.Write([]byte{0})
 	}
 	return int64(h.Sum64() & (1<<62 - 1))
+}
+
+// OverlayRunning returns file with the capacities and maximum capacities
+// running shows in place of the file's where the two differ in value (not
+// in spelling: "50" and "50.0" agree, so do equal absolute resources).
+// Keys the file lacks stay absent: running's defaults are not the admin's.
+func OverlayRunning(file, running schedconf.Conf) schedconf.Conf {
+	out := file.Clone()
+	for k, rv := range running {
+		fv, ok := file[k]
+		if !ok || !isCapacityKey(k) || sameCapacity(fv, rv) {
+			continue
+		}
+		out[k] = rv
+	}
+	return out
+}
+
+func isCapacityKey(k string) bool {
+	return strings.HasSuffix(k, ".capacity") || strings.HasSuffix(k, ".maximum-capacity")
+}
+
+func sameCapacity(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ca, err1 := schedconf.ParseCapacity(a)
+	cb, err2 := schedconf.ParseCapacity(b)
+	if err1 != nil || err2 != nil || ca.Mode != cb.Mode {
+		return false
+	}
+	switch ca.Mode {
+	case schedconf.ModePercentage:
+		return math.Abs(ca.Percent-cb.Percent) < 1e-3
+	case schedconf.ModeWeight:
+		return math.Abs(ca.Weight-cb.Weight) < 1e-6
+	}
+	return reflect.DeepEqual(ca.Absolute, cb.Absolute)
+}
+
+// RecoverInterruptedWrite lets restart reconciliation put back the file
+// of a write no refresh took (a kill between the file write and the
+// refresh); see FileRefresher.recoverOwnWrite.
+func (a *AnyStore) RecoverInterruptedWrite(ctx context.Context) (string, error) {
+	fr, ok := a.Writer.(*FileRefresher)
+	if !ok {
+		return "", nil
+	}
+	if _, err := a.YARN.ConfVersion(ctx); !errors.Is(err, ErrConfNotMutable) {
+		return "", nil // a mutable store: nothing of the file's
+	}
+	a.setSource(true, a.ConfSource())
+	live, err := a.fileStoreConf(ctx)
+	if err != nil {
+		return "", err
+	}
+	restored, err := fr.RecoverInterruptedWrite(live)
+	if err != nil || !restored {
+		return "", err
+	}
+	return "capacity-scheduler.xml held the interrupted write, which no RM had refreshed: the previous file was put back", nil
 }
