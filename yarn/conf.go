@@ -126,3 +126,41 @@ func CapacitySchedulerConf(path string) (schedconf.Conf, error) {
 	}
 	return out, nil
 }
+
+// AdminAddresses reads the RMs' admin addresses (the admin protocol:
+// refreshQueues) from HADOOP_CONF_DIR's yarn-site.xml: every
+// yarn.resourcemanager.admin.address.<id> with HA, else
+// yarn.resourcemanager.admin.address; a missing one is the RM's hostname at
+// Hadoop's default port 8033.
+func AdminAddresses(dir string) ([]string, error) {
+	y, err := loadSite(filepath.Join(dir, "yarn-site.xml"))
+	if err != nil {
+		return nil, err
+	}
+	one := func(key, hostKey string) string {
+		if a := strings.TrimSpace(y[key]); a != "" {
+			return a
+		}
+		if h := strings.TrimSpace(y[hostKey]); h != "" {
+			return h + ":8033"
+		}
+		return ""
+	}
+	var out []string
+	if strings.EqualFold(y["yarn.resourcemanager.ha.enabled"], "true") {
+		for _, id := range strings.Split(y["yarn.resourcemanager.ha.rm-ids"], ",") {
+			if id = strings.TrimSpace(id); id == "" {
+				continue
+			}
+			if a := one("yarn.resourcemanager.admin.address."+id, "yarn.resourcemanager.hostname."+id); a != "" {
+				out = append(out, a)
+			}
+		}
+	} else if a := one("yarn.resourcemanager.admin.address", "yarn.resourcemanager.hostname"); a != "" {
+		out = []string{a}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: yarn-site.xml names no ResourceManager admin address", dir)
+	}
+	return out, nil
+}

@@ -260,3 +260,48 @@ func TestProposeModeServesTheProposal(t *testing.T) {
 		t.Errorf("/proposal diff differs from plan -o diff:\n%s\n---\n%s", diff, want)
 	}
 }
+
+// act.via: refresh-queues through the daemon's wiring: one apply cycle on
+// a file-store lee-gpu writes the file, refreshes the RM over the admin
+// protocol, verifies through /scheduler and audits like a PUT.
+func TestApplyViaRefreshQueues(t *testing.T) {
+	c := sim.StartFileStore(t, "lee-gpu", 2)
+	c.Step(3 * time.Minute)
+	cfg := fileStoreConfig(t, c, "apply")
+	b, _ := os.ReadFile(cfg)
+	b = append(b, []byte("act:\n  via: refresh-queues\n  admin_addresses: ["+c.AdminAddr+"]\n")...)
+	if err := os.WriteFile(cfg, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var plan planJSON
+	if err := json.Unmarshal([]byte(runStatusCLI(t, "apply", "--config", cfg, "-o", "json")), &plan); err != nil {
+		t.Fatal(err)
+	}
+	if plan.Result != "applied" || plan.Plan == nil || len(plan.Plan.Changes) == 0 {
+		t.Fatalf("apply via refresh-queues: %s %s (%d changes)", plan.Result, plan.Error, len(plan.Plan.Changes))
+	}
+	if n := c.Admin.Calls("refreshQueues"); n != 1 {
+		t.Errorf("%d refreshQueues, want 1", n)
+	}
+	client, _ := yarn.New(yarn.Config{RMAddresses: []string{c.URL}})
+	live, err := client.ConfFromScheduler(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range plan.Plan.Changes {
+		if !strings.Contains(ch.Property, "capacity") {
+			continue
+		}
+		got := live[schedconf.Key(ch.Queue, ch.Property)]
+		if gf, _ := strconv.ParseFloat(got, 64); strconv.FormatFloat(gf, 'f', -1, 64) != ch.To && got != ch.To {
+			t.Errorf("RM runs %s %s = %s, applied %s", ch.Queue, ch.Property, got, ch.To)
+		}
+	}
+	audit, _ := os.ReadFile(filepath.Join(filepath.Dir(cfg), "audit.jsonl"))
+	if !strings.Contains(string(audit), `"result":"applied"`) {
+		t.Errorf("no applied audit record:\n%s", audit)
+	}
+	if _, err := os.Stat(c.ConfFile + ".sidecar-previous"); err != nil {
+		t.Errorf("previous file not kept: %v", err)
+	}
+}
