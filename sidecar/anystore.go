@@ -289,3 +289,7 @@ func (a *AnyStore) RecoverInterruptedWrite(ctx context.Context) (string, error) 
 	}
 	return "capacity-scheduler.xml held the interrupted write, which no RM had refreshed: the previous file was put back", nil
 }
+
+// SameValue reports whether two values of a scheduler property are the
+// same setting: equal text, or capacities equal in value ("50", "50.0").
+func SameValue(a, b string) bool { return a == b || sameCapacity(a, b) }
