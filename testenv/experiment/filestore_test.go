@@ -45,12 +45,12 @@ func TestFileStorePlansEqualSchedulerConfPlans(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			// Enough cycles for plans with changes on every scenario that
 			// plans any; fewer where a cycle is slow (10k nodes; HDFS reads).
-			cycles := 12
+			cycles := 8
 			switch name {
 			case "scale-10k":
-				cycles = 2
+				cycles = 1
 			case "data-split":
-				cycles = 5
+				cycles = 4
 			}
 			run := func(fileStore bool) ([]string, int) {
 				sc, err := sim.LoadScenario(name)
