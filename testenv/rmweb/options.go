@@ -19,6 +19,9 @@ type Options struct {
 	// others on admin endpoints).
 	RequireUser bool
 	AdminUsers  []string
+	// StaticUser is hadoop.http.staticuser.user, the user a request without
+	// ?user.name= acts as ("" = Hadoop's default dr.who).
+	StaticUser string
 	// MaxAppPriority is yarn.cluster.max-application-priority.
 	MaxAppPriority int
 	// HAState is reported in clusterInfo (ACTIVE, STANDBY). An HA pair is
@@ -35,4 +38,11 @@ type Options struct {
 	// ConfFile is a file-store RM's capacity-scheduler.xml: what
 	// RefreshQueues (the admin protocol's refreshQueues) re-reads.
 	ConfFile string
+	// ReplaceLabelsReadEmpty makes replace-node-to-labels read every
+	// entry's labels as an empty list, whatever the body says: the real RM
+	// with a body whose labels it cannot read (recorded on 3.3.6 for the
+	// key "nodeLabels": 200, an unlabelled node unchanged, a labelled one
+	// unlabelled). It lets a test see a label write that answers 200 and
+	// does not land.
+	ReplaceLabelsReadEmpty bool
 }

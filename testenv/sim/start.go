@@ -18,7 +18,8 @@ func (c *Cluster) Handler() http.Handler {
 func (c *Cluster) RMOptions() rmweb.Options {
 	return rmweb.Options{ClusterTimestamp: c.clusterTS, MutableConfStore: !c.sc.FileStore,
 		ValidateBrokenAsLevelDB: c.sc.ConfStore == "leveldb", HadoopVersion: c.sc.HadoopVersion,
-		MaxAppPriority: c.sc.MaxAppPriority, HAState: "ACTIVE", ConfFile: c.confFileLocked()}
+		MaxAppPriority: c.sc.MaxAppPriority, HAState: "ACTIVE", ReplaceLabelsReadEmpty: c.sc.LabelWritesReadEmpty,
+		ConfFile: c.confFileLocked()}
 }
 
 // StartHA serves the cluster as an RM HA pair (rm1 active, rm2 standby) on
