@@ -54,9 +54,7 @@ func steeringScenario(sc string, o Options) ([]Row, error) {
 func steeringScenarioRuns(sc string, o Options) ([]Row, *experiment.Comparison, error) {
 	seeds := benchSeeds(o)
 	start := time.Now()
-	// hetero-100 also runs on the file store, acting through
-	// capacity-scheduler.xml and refreshQueues, in the same run (issue 34).
-	runs, err := experiment.Compare(sc, experiment.CompareOptions{Seeds: seeds, SecondDay: secondDay[sc], FileStore: sc == "hetero-100"})
+	runs, err := experiment.Compare(sc, experiment.CompareOptions{Seeds: seeds, SecondDay: secondDay[sc]})
 	if err != nil {
 		if strings.Contains(err.Error(), sim.ErrTraceMissing.Error()) {
 			return []Row{{Area: "steering", Name: sc, Figure: "skipped: " + err.Error()}}, nil, nil
@@ -207,7 +205,6 @@ func steeringRows(sc string, runs *experiment.Comparison) ([]Row, error) {
 					fmt.Sprintf("%.2f×", meanOver(runs.Sidecar2, f)/meanOver(runs.Stock, f)), "")
 			}
 		}
-		rows = append(rows, fileStoreRows(sc, runs, stock)...)
 		for _, class := range classesOf(runs.Sidecar[0]) {
 			f := func(r experiment.Result) float64 { return meanClassTime(r, class) }
 			row("mean "+class+" completion, sidecar (day 1) vs stock", dur(meanOver(runs.Sidecar, f)), dur(meanOver(runs.Stock, f)),
@@ -270,47 +267,4 @@ func meanClassTime(r experiment.Result, class string) float64 {
 		return math.NaN()
 	}
 	return s / float64(n)
-}
-
-// fileStoreRows compare the sidecar acting on the file store (act.via:
-// refresh-queues: capacity-scheduler.xml written, refreshQueues over the
-// admin protocol) with the same sidecar on the fs store and with stock, on
-// the same seeds of the same run (issue 34), and count its refreshes.
-func fileStoreRows(sc string, runs *experiment.Comparison, stock float64) []Row {
-	if runs.SidecarFile == nil {
-		return nil
-	}
-	n := len(runs.SidecarFile)
-	var rows []Row
-	row := func(name, fig, base, ratio, goal string) {
-		rows = append(rows, Row{Area: "steering", Name: fmt.Sprintf("%s (%d seeds): %s", sc, n, name), Figure: fig, Baseline: base, Ratio: ratio, Goal: goal})
-	}
-	mean := func(rs []experiment.Result) float64 {
-		return meanOver(rs, func(r experiment.Result) float64 { return meanJobTime(r).Seconds() })
-	}
-	days := []struct {
-		name       string
-		file, fsst []experiment.Result
-	}{{"day 1", runs.SidecarFile, runs.Sidecar}, {"day 2", runs.SidecarFile2, runs.Sidecar2}}
-	for _, d := range days {
-		if d.file == nil || d.fsst == nil {
-			continue
-		}
-		file, fs := mean(d.file), mean(d.fsst)
-		row("mean job completion, sidecar on the file store (refresh-queues, "+d.name+") vs stock", dur(file), dur(stock), fmt.Sprintf("%.2f×", file/stock), "the fs store's gain")
-		row("mean job completion, sidecar on the file store vs on the fs store ("+d.name+")", dur(file), dur(fs), fmt.Sprintf("%.3f×", file/fs), "within 2% (0.98–1.02×)")
-		refreshes, applied, hours := 0, 0, 0.0
-		for _, r := range d.file {
-			refreshes += r.Refreshes
-			applied += r.Applied
-			hours += r.Makespan.Hours()
-		}
-		fsApplied := 0
-		for _, r := range d.fsst {
-			fsApplied += r.Applied
-		}
-		row("refreshQueues per hour on the file store ("+d.name+"; writes applied: file store, fs store)", fmt.Sprintf("%.1f/h", float64(refreshes)/hours),
-			fmt.Sprintf("%d, %d", applied, fsApplied), "", "")
-	}
-	return rows
 }
