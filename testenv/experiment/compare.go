@@ -34,10 +34,6 @@ type CompareOptions struct {
 	// SecondDay also runs the sidecar on its second day: the history it
 	// starts from was written by a steered day.
 	SecondDay bool
-	// FileStore also runs the sidecar on the file store, acting through
-	// capacity-scheduler.xml and refreshQueues, on the same seeds
-	// (Comparison.SidecarFile, and SidecarFile2 on the second day).
-	FileStore bool
 	// MCSamples is the sidecar's Monte-Carlo samples per job (default 200).
 	MCSamples int
 	// Family replaces StaticFamily as the sweep's candidates (the nested
@@ -54,10 +50,6 @@ type Comparison struct {
 	Static     []Result
 	Sidecar    []Result
 	Sidecar2   []Result // second day, when asked
-	// SidecarFile and SidecarFile2: the same on the file store
-	// (CompareOptions.FileStore).
-	SidecarFile  []Result
-	SidecarFile2 []Result
 }
 
 // Compare runs the sweep, then stock, best static and sidecar per seed, in
@@ -117,12 +109,6 @@ func Compare(scenario string, o CompareOptions) (*Comparison, error) {
 	if o.SecondDay {
 		out.Sidecar2 = make([]Result, n)
 	}
-	if o.FileStore {
-		out.SidecarFile = make([]Result, n)
-		if o.SecondDay {
-			out.SidecarFile2 = make([]Result, n)
-		}
-	}
 	mc := o.MCSamples
 	tasks = nil
 	for k, s := range o.Seeds {
@@ -152,20 +138,6 @@ func Compare(scenario string, o CompareOptions) (*Comparison, error) {
 				out.Sidecar2[k] = r
 				return err
 			})
-		}
-		if o.FileStore {
-			tasks = append(tasks, func() error {
-				r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, MCSamples: mc, FileStore: true})
-				out.SidecarFile[k] = r
-				return err
-			})
-			if o.SecondDay {
-				tasks = append(tasks, func() error {
-					r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, WarmupSteered: true, MCSamples: mc, FileStore: true})
-					out.SidecarFile2[k] = r
-					return err
-				})
-			}
 		}
 	}
 	return out, Parallel(tasks)
