@@ -133,13 +133,18 @@ func TestReadCommandsOnTheFileStore(t *testing.T) {
 		{"deadlines", "-o", "json"},
 		{"labels", "plan"},
 		{"calibrate"},
+		{"report", "--html", filepath.Join(t.TempDir(), "report.html")},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			onFile := runStatusCLI(t, append(args, "--config", fileCfg)...)
-			onFS := runStatusCLI(t, append(args, "--config", fsCfg)...)
-			if strings.TrimSpace(onFile) == "" {
+			if args[0] == "report" {
+				if b, err := os.ReadFile(args[2]); err != nil || !strings.Contains(string(b), "root.crypto") {
+					t.Errorf("report on the file store: %v, no queue in it", err)
+				}
+			} else if strings.TrimSpace(onFile) == "" {
 				t.Fatal("no output on the file store")
 			}
+			onFS := runStatusCLI(t, append(args, "--config", fsCfg)...)
 			if args[0] == "status" || args[0] == "deadlines" {
 				// The same jobs and figures; the configuration's source and
 				// version (a hash on the file store) may differ.
