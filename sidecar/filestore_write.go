@@ -12,6 +12,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/internal/killpoint"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/csxml"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/rmadmin"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -103,14 +104,23 @@ func (f *FileRefresher) Write(ctx context.Context, live schedconf.Conf, m schedc
 		return fmt.Errorf("refresh-queues: write %s (unchanged): %w", f.Path, err)
 	}
 	killpoint.At(killpoint.AfterFileWrite)
-	var refreshed []string
+	var refreshed, standby []string
 	for _, addr := range f.AdminAddrs {
-		if err := f.Refresh(ctx, addr, f.User); err != nil {
+		err := f.Refresh(ctx, addr, f.User)
+		if errors.Is(err, rmadmin.ErrStandby) {
+			// A standby loads the (shared) file when it becomes active.
+			standby = append(standby, addr)
+			continue
+		}
+		if err != nil {
 			return f.restore(ctx, data, mode, append(refreshed, addr), fmt.Errorf("refreshQueues on %s: %w", addr, err))
 		}
 		refreshed = append(refreshed, addr)
 	}
-	f.logger().Info("capacity-scheduler.xml written and queues refreshed", "file", f.Path, "set", len(set), "unset", len(unset), "rms", len(refreshed))
+	if len(refreshed) == 0 {
+		return f.restore(ctx, data, mode, nil, fmt.Errorf("refreshQueues: no active ResourceManager among %v (all standby)", f.AdminAddrs))
+	}
+	f.logger().Info("capacity-scheduler.xml written and queues refreshed", "file", f.Path, "set", len(set), "unset", len(unset), "refreshed", refreshed, "standby", standby)
 	return nil
 }
 
@@ -123,7 +133,7 @@ func (f *FileRefresher) restore(ctx context.Context, prev []byte, mode os.FileMo
 	}
 	var errs []error
 	for _, addr := range rms {
-		if err := f.Refresh(ctx, addr, f.User); err != nil {
+		if err := f.Refresh(ctx, addr, f.User); err != nil && !errors.Is(err, rmadmin.ErrStandby) {
 			errs = append(errs, fmt.Errorf("refresh %s after the restore: %w", addr, err))
 		}
 	}

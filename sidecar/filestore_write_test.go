@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	rmadminsrv "github.com/yarn-sidecar/yarn-sidecar/testenv/rmadmin"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/rmadmin"
@@ -184,5 +185,42 @@ func TestFileStoreWithoutWriterRefuses(t *testing.T) {
 	out, err := a.Apply(context.Background(), plan60(t, api))
 	if out.Result != sidecar.ResultRefused || !errors.Is(err, sidecar.ErrConfNotMutable) || !strings.Contains(err.Error(), "refresh-queues") {
 		t.Fatalf("apply without a writer: %v %v", out.Result, err)
+	}
+}
+
+// RM HA with a shared file: the standby refuses admin calls and loads the
+// file when it becomes active, so it is skipped; the active one refreshes.
+func TestFileStoreHASkipsTheStandby(t *testing.T) {
+	c := sim.StartFileStore(t, "lee-gpu", 1)
+	standby, err := rmadminsrv.Start(func(string) error { return rmadminsrv.ErrStandby })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer standby.Close()
+	a, api, _ := fileStoreApplier(t, c, nil)
+	api.Writer.(*sidecar.FileRefresher).AdminAddrs = []string{standby.Addr(), c.AdminAddr}
+	out, err := a.Apply(context.Background(), plan60(t, api))
+	if err != nil || out.Result != sidecar.ResultApplied {
+		t.Fatalf("apply with a standby first: %v %v", out.Result, err)
+	}
+	if standby.Calls("refreshQueues") != 1 || c.Admin.Calls("refreshQueues") != 1 {
+		t.Errorf("refreshes: standby %d, active %d; want 1 each", standby.Calls("refreshQueues"), c.Admin.Calls("refreshQueues"))
+	}
+	// Only standbys: nothing is refreshed, the file is put back.
+	orig, _ := os.ReadFile(c.ConfFile)
+	api.Writer.(*sidecar.FileRefresher).AdminAddrs = []string{standby.Addr()}
+	live, _ := api.SchedulerConf(context.Background())
+	v, _ := api.ConfVersion(context.Background())
+	back, err := sidecar.BuildPlan(time.Now(), live, v, map[string]sidecar.QueueTarget{
+		"root.crypto": {Capacity: map[string]float64{"": 50}}, "root.sort": {Capacity: map[string]float64{"": 50}}}, sidecar.SafetyRules{MaxStepPercent: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = a.Apply(context.Background(), back)
+	if out.Result == sidecar.ResultApplied || err == nil || !strings.Contains(err.Error(), "no active ResourceManager") {
+		t.Fatalf("apply with only a standby: %v %v", out.Result, err)
+	}
+	if now, _ := os.ReadFile(c.ConfFile); string(now) != string(orig) {
+		t.Error("the file was not put back")
 	}
 }

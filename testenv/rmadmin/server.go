@@ -17,6 +17,11 @@ import (
 // YarnException is the class of a refused refresh (recorded).
 const YarnException = "org.apache.hadoop.yarn.exceptions.YarnException"
 
+// ErrStandby, returned by a RefreshFunc, answers as a standby RM does:
+// StandbyException (AdminService.checkRMStatus; the message is the mini
+// cluster's, not recorded).
+var ErrStandby = errors.New("standby")
+
 // RefreshFunc re-reads the queues as the RM does on refreshQueues; its
 // error is the reason that follows "Failed to re-init queues : ".
 type RefreshFunc func(user string) error
@@ -199,7 +204,9 @@ func (srv *Server) call(h *ipc.Headers, user, ctxProtocol string, body []byte) (
 			return appendFatal(h, id, ipc.FatalDeserializing, err.Error())
 		}
 	}
-	if err := srv.refresh(user); err != nil {
+	if err := srv.refresh(user); errors.Is(err, ErrStandby) {
+		return fail(ipc.StandbyException, "ResourceManager is not Active! (mini cluster: a standby RM)", ipc.ErrorApplication)
+	} else if err != nil {
 		return fail(YarnException, RefusedMessage(err.Error()), ipc.ErrorApplication)
 	}
 	return ipc.AppendPacket(nil, h.NewResponseHeader(ipc.ResponseHeader{CallID: id, Status: ipc.StatusSuccess, ClientID: rh.ClientID}), &emptypb.Empty{})

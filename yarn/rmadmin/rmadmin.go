@@ -29,6 +29,12 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("refreshQueues on %s refused, the RM kept its queues: %s", e.Addr, e.Reason)
 }
 
+// ErrStandby: the RM is a standby. It refuses admin calls
+// (AdminService.checkRMStatus: StandbyException "... is not Active!") and
+// loads capacity-scheduler.xml when it becomes active, so a shared file
+// needs no refresh there.
+var ErrStandby = errors.New("the ResourceManager is standby")
+
 // RefreshQueues asks the RM at addr to re-read capacity-scheduler.xml.
 // A refusal is a *RefusedError; anything else (no connection, another
 // exception) is returned wrapped.
@@ -43,6 +49,9 @@ func RefreshQueues(ctx context.Context, addr, user string, dial ipc.DialFunc) er
 	if errors.As(err, &re) && strings.Contains(re.Message, "Failed to re-init queues") {
 		first, _, _ := strings.Cut(re.Message, "\n")
 		return &RefusedError{Addr: addr, Reason: first}
+	}
+	if errors.As(err, &re) && re.Standby() {
+		return fmt.Errorf("refreshQueues on %s: %w (%s)", addr, ErrStandby, re.Message)
 	}
 	if err != nil {
 		return fmt.Errorf("refreshQueues on %s: %w", addr, err)
