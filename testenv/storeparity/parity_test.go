@@ -1,4 +1,4 @@
-package experiment
+package storeparity
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
 
@@ -65,7 +66,7 @@ func TestFileStorePlansEqualSchedulerConfPlans(t *testing.T) {
 				cfg.Mode = sidecar.ModeDryRun
 				var lines []string
 				changes := 0
-				_, err = RunSidecar(name, 5, SidecarOptions{Scenario: sc, Config: cfg, MaxCycles: cycles, Dir: t.TempDir(),
+				_, err = experiment.RunSidecar(name, 5, experiment.SidecarOptions{Scenario: sc, Config: cfg, MaxCycles: cycles, Dir: t.TempDir(),
 					OnCycle: func(rep sidecar.CycleReport) {
 						lines = append(lines, planLine(rep))
 						if rep.Plan != nil {
