@@ -1,6 +1,7 @@
 package sidecar
 
 import (
+	"math"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,7 +23,9 @@ type Metrics struct {
 	sumPS, minPS, boundPS, jobPS, rate, rateSamples, queueCap, queueUsed, deadlineJobs, pMeetMin, mutations *prometheus.Desc
 
 	preemptionOn, preemptionLost *prometheus.Desc
+	shields, shieldAge           *prometheus.Desc
 	jobViews                     *prometheus.Desc
+	unreadableJobs               *prometheus.Desc
 }
 
 // NewMetrics registers the sidecar's metrics on reg.
@@ -51,8 +54,12 @@ func NewMetrics(reg prometheus.Registerer, board *StatusBoard) (*Metrics, error)
 
 		preemptionOn:   prometheus.NewDesc(ns+"_preemption_enabled", "1 when the ResourceManager preempts containers (source: rm-scheduler, config, hadoop-conf or assumed-on).", []string{"source"}, nil),
 		preemptionLost: prometheus.NewDesc(ns+"_preemption_predicted_lost_seconds", "Container-seconds of running work the last plan is predicted to make the RM kill.", nil, nil),
+		shields:        prometheus.NewDesc(ns+"_preemption_shields", "Queues whose disable_preemption=true this sidecar set and YARN holds (the preemption shield; it covers every partition of the queue).", nil, nil),
+		shieldAge:      prometheus.NewDesc(ns+"_preemption_shield_age_seconds", "How long each preemption shield has been held, from the cycle or audit record that set it.", []string{"queue"}, nil),
 		jobViews: prometheus.NewDesc(ns+"_running_jobs", "Running MapReduce jobs in the last snapshot by how current their job is: fresh (read from the AM this cycle), reused (an earlier read kept) or estimated (not read: the RM's progress only; see job_budget).",
 			[]string{"job_view"}, nil),
+		unreadableJobs: prometheus.NewDesc(ns+"_calibration_unreadable_jobs", "Finished jobs JobHistory listed but could not serve, left out of calibration: retrying (tried again on a schedule) or given_up.",
+			[]string{"state"}, nil),
 		mutations: prometheus.NewDesc(ns+"_mutations_last_hour", "Scheduler-configuration mutations written in the last hour (bounded by rate.max_mutations_per_hour).", nil, nil),
 	}
 	for _, c := range []prometheus.Collector{m.planResults, m.observeSeconds, m.observeErrors, m.cycles, m} {
@@ -93,7 +100,7 @@ func endpointGroup(what string) string {
 
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.sumPS, m.minPS, m.boundPS, m.jobPS, m.rate, m.rateSamples, m.queueCap, m.queueUsed, m.deadlineJobs, m.pMeetMin, m.mutations, m.preemptionOn, m.preemptionLost, m.jobViews} {
+	for _, d := range []*prometheus.Desc{m.sumPS, m.minPS, m.boundPS, m.jobPS, m.rate, m.rateSamples, m.queueCap, m.queueUsed, m.deadlineJobs, m.pMeetMin, m.mutations, m.preemptionOn, m.preemptionLost, m.shields, m.shieldAge, m.jobViews, m.unreadableJobs} {
 		ch <- d
 	}
 }
@@ -114,11 +121,27 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(m.preemptionOn, prometheus.GaugeValue, on, p.Source)
 		ch <- prometheus.MustNewConstMetric(m.preemptionLost, prometheus.GaugeValue, p.PredictedLostSeconds)
+		ch <- prometheus.MustNewConstMetric(m.shields, prometheus.GaugeValue, float64(len(p.Shielded)))
+		for _, q := range p.Shielded {
+			if since, ok := p.ShieldSince[q]; ok {
+				ch <- prometheus.MustNewConstMetric(m.shieldAge, prometheus.GaugeValue, math.Max(0, st.Time.Sub(since).Seconds()), q)
+			}
+		}
 	}
 	ch <- prometheus.MustNewConstMetric(m.mutations, prometheus.GaugeValue, float64(st.MutationsLastHour))
 	for v, n := range st.JobViews {
 		ch <- prometheus.MustNewConstMetric(m.jobViews, prometheus.GaugeValue, float64(n), string(v))
 	}
+	retrying, gaveUp := 0, 0
+	for _, u := range st.Unreadable {
+		if u.GaveUp {
+			gaveUp++
+		} else {
+			retrying++
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(m.unreadableJobs, prometheus.GaugeValue, float64(retrying), "retrying")
+	ch <- prometheus.MustNewConstMetric(m.unreadableJobs, prometheus.GaugeValue, float64(gaveUp), "given_up")
 	type qc struct{ q, c string }
 	ps := map[qc]float64{}
 	verdicts := map[[2]string]int{}
