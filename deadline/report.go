@@ -165,6 +165,10 @@ type ReportOptions struct {
 	// finished outlooks of its key and stage (Distribution.Recal); keys
 	// and stages with fewer than its MinN are left as they are.
 	Recalibration *Recalibration
+	// Outlooks are running apps' remaining work predicted outside the
+	// phase model, by app ID (Spark apps: sparkobs.Predict): an app with
+	// one is judged by it (outlookVerdict), whatever its class's model.
+	Outlooks map[string]Outlook
 }
 
 // Report builds the per-queue deadline report from a snapshot and per-class
@@ -204,7 +208,14 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 			}
 		}
 		model, hasModel := models[class]
+		ol, hasOutlook := o.Outlooks[a.ID]
 		switch {
+		case hasOutlook:
+			var g *time.Time
+			if hasGoal {
+				g = &goal.Deadline
+			}
+			outlookVerdict(&jr, ol, snap.Time, g, o.Confidence)
 		case hasModel && a.Job != nil:
 			w := Work{Maps: a.Job.MapsTotal - a.Job.MapsCompleted - len(a.Job.RunningMaps), Reduces: a.Job.ReducesTotal - a.Job.ReducesCompleted}
 			if w.Maps < 0 {
