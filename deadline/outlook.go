@@ -48,7 +48,9 @@ func OutlookDistribution(o Outlook) Distribution {
 // goal P(meet) and the verdict. "Cannot meet even with the whole queue"
 // needs what more executors would change (dynamic allocation), which the
 // Outlook does not say: such an app is at most "at risk", and Needed is
-// left unset.
+// the containers it holds, the ones its Outlook runs on (so the
+// decision's goal steps neither lend them away nor claim more on a
+// guess).
 func outlookVerdict(jr *JobReport, o Outlook, now time.Time, goal *time.Time, confidence float64) {
 	jr.Method = o.Method
 	if jr.Method == "" {
@@ -74,6 +76,7 @@ func outlookVerdict(jr *JobReport, o Outlook, now time.Time, goal *time.Time, co
 	}
 	p := d.P(goal.Sub(now).Seconds())
 	jr.PMeet = &p
+	jr.Needed = jr.Held
 	if p >= confidence {
 		jr.Verdict = OnTrack
 	} else {

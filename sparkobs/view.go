@@ -2,7 +2,6 @@ package sparkobs
 
 import (
 	"sort"
-	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/spark"
 )
@@ -32,9 +31,6 @@ type AppView struct {
 	// executor type (ExecutorType: the node type, or its GPU type).
 	Executors map[string]int `json:"executorsByType"`
 	Cores     map[string]int `json:"coresByType"`
-	// ReadAt is when the app was last read (apps the budget left unread
-	// keep their last read).
-	ReadAt time.Time `json:"readAt"`
 }
 
 // View is an app's AppView from its last read (Cycle.Stages, Slots,
