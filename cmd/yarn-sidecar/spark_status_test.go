@@ -160,6 +160,17 @@ func TestDeadlinesAndStatusJudgeSparkApps(t *testing.T) {
 			}
 		}
 		statusApps += len(doc.SparkApps)
+		if len(doc.SparkApps) > 0 && point == 8 {
+			page := filepath.Join(t.TempDir(), "report.html")
+			runStatusCLI(t, "report", "--config", cfg, "--html", page, "--log-level", "error")
+			html, err := os.ReadFile(page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(html), `id="spark-apps"`) || !strings.Contains(string(html), doc.SparkApps[0].AppID) {
+				t.Errorf("the HTML report lacks the Spark apps' table")
+			}
+		}
 		if len(doc.SparkApps) > 0 {
 			if text := runStatusCLI(t, "status", "--config", cfg, "--log-level", "error"); !strings.Contains(text, "SPARK APP") || !strings.Contains(text, doc.SparkApps[0].AppID) {
 				t.Errorf("status's table lacks the Spark apps:\n%s", text)
