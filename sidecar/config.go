@@ -324,6 +324,11 @@ func (c *Config) Default() {
 	if c.Schedule.Report == "" {
 		c.Schedule.Report = "@every 1h"
 	}
+	if c.HDFS.MaxCallsPerCycle == 0 {
+		// Defaulted here, not only where it is used, so the log and the
+		// status say the value in force.
+		c.HDFS.MaxCallsPerCycle = DefaultMaxNameNodeCalls
+	}
 	c.Preemption.defaults()
 	c.defaultGuarantees()
 }

@@ -106,15 +106,12 @@ func newCalibrateCmd() *cobra.Command {
 			}
 			t := calibrate.Estimate(all, calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns})
 			if output == "json" {
-				type cell struct {
-					Class, NodeType, Reference string
-					calibrate.Rate
-				}
-				cells := []cell{}
+				cells := []rateCell{}
 				for _, c := range t.Classes() {
 					for _, typ := range t.Types(c) {
 						r, _ := t.Rate(c, typ)
-						cells = append(cells, cell{c, typ, t.Reference(c), r})
+						cells = append(cells, rateCell{Class: c, NodeType: typ, Reference: t.Reference(c), Ratio: r.Ratio,
+							Low: r.Low, High: r.High, Samples: r.Samples, Known: r.Known})
 					}
 				}
 				return writeJSON(w, cells)
@@ -141,6 +138,21 @@ func newCalibrateCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&backfill, "backfill", false, "read finished jobs from JobHistory into the history")
 	cmd.Flags().StringVar(&since, "since", "7d", "with --backfill: how far back (e.g. 7d, 36h)")
 	return cmd
+}
+
+// rateCell is one CR cell of `calibrate -o json`, in the camelCase every
+// other command's JSON uses.
+type rateCell struct {
+	Class     string `json:"class"`
+	NodeType  string `json:"nodeType"`
+	Reference string `json:"reference"`
+	// Ratio is the CR to the class's reference type; Low and High its 90%
+	// interval (meaningful when Known).
+	Ratio   float64 `json:"ratio"`
+	Low     float64 `json:"low"`
+	High    float64 `json:"high"`
+	Samples int     `json:"samples"`
+	Known   bool    `json:"known"`
 }
 
 // rmNow is the RM's clock as of its last answer; the local clock, with a
