@@ -2,9 +2,7 @@ package sidecar
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -73,17 +71,14 @@ func ShieldsFromAudit(entries []AuditEntry, live schedconf.Conf) []string {
 // ReconcileAudit, so an interrupted apply is already recorded. No log
 // yet: nothing is ours.
 func RecoverShields(ctx context.Context, auditPath string, rm ConfReader) ([]string, error) {
-	f, err := os.Open(auditPath)
-	if errors.Is(err, os.ErrNotExist) {
+	// Lines that are not records are skipped (the start's other readers of
+	// the log warn about them).
+	entries, err := ReadAuditFile(auditPath, nil)
+	if err != nil {
+		return nil, fmt.Errorf("recover preemption shields: %w", err)
+	}
+	if len(entries) == 0 {
 		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("recover preemption shields: open audit log: %w", err)
-	}
-	entries, err := ReadAudit(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("recover preemption shields: %s: %w", auditPath, err)
 	}
 	live, err := rm.SchedulerConf(ctx)
 	if err != nil {
