@@ -34,6 +34,9 @@ type HistoryLearner struct {
 	// Locality, when set, says where a finished map attempt read from
 	// (BlockMaps.AttemptLocality): samples with one teach read bandwidth.
 	Locality func(jobID string, at cluster.Attempt) string
+	// ReadOnly learns into memory only and writes nothing to the store
+	// (learn_readonly.go): the read-only commands' learner.
+	ReadOnly bool
 
 	mu     sync.RWMutex
 	table  *calibrate.Table
@@ -48,10 +51,16 @@ type HistoryLearner struct {
 	loaded    bool
 	stale     bool // samples hold attempts the table does not reflect yet
 	computed  time.Time
+	// Read-only learning's own cursor and the attempts it holds.
+	memCursor time.Time
+	known     map[string]bool
 }
 
 // Learn implements Learner.
 func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error {
+	if h.ReadOnly {
+		return h.learnInMemory(ctx, snap)
+	}
 	cursor, err := h.Store.Cursor()
 	if err != nil {
 		return fmt.Errorf("read ingest cursor: %w", err)
