@@ -29,7 +29,9 @@ func newCalibrateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			store, err := calibrate.Open(cfg.Store)
+			// Only --import and --backfill add to the history; listing and
+			// --export open it read-only and create nothing.
+			store, err := openStore(cfg, imp == "" && !backfill)
 			if err != nil {
 				return err
 			}
@@ -73,12 +75,16 @@ func newCalibrateCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				yc, err := yarnConfig(cfg, newLogger(f.logLevel, f.logJSON))
+				log := newLogger(f.logLevel, f.logJSON)
+				yc, err := yarnConfig(cfg, log)
 				if err != nil {
 					return err
 				}
 				client, err := yarn.New(yc)
 				if err != nil {
+					return err
+				}
+				if err := checkAgainstCluster(cfg, f.config, client, log); err != nil {
 					return err
 				}
 				// The window is measured on the RM's clock (its Date header), as
@@ -131,7 +137,7 @@ func newCalibrateCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	f.add(cmd)
+	f.addReadOnly(cmd)
 	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&export, "export", "", "write the history to FILE as JSON lines")
 	cmd.Flags().StringVar(&imp, "import", "", "add attempts from a JSON-lines FILE (idempotent)")

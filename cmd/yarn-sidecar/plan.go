@@ -46,7 +46,7 @@ on a leveldb store; the output says which), and prints it. It never writes to YA
 			return nil
 		},
 	}
-	f.add(cmd)
+	f.addReadOnly(cmd)
 	outputFlag(cmd, &output)
 	return cmd
 }

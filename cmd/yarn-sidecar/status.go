@@ -54,7 +54,7 @@ from the audit log's first "before" of each property, else from what the RM has 
 			return report.WriteStatus(cmd.OutOrStdout(), st)
 		},
 	}
-	f.add(cmd)
+	f.addReadOnly(cmd)
 	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&from, "from", "", "a running daemon's listen address (e.g. http://127.0.0.1:9464): show its last cycle instead of observing")
 	return cmd

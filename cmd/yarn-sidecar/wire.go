@@ -35,7 +35,10 @@ type deps struct {
 	// Preemption is the decider's preemption guard (its shields are
 	// re-learnt from the audit log at start).
 	Preemption *sidecar.PreemptionGuard
-	hdfs       io.Closer
+	// FirstSeen is the admin's baseline, shared by the decider and the
+	// label step.
+	FirstSeen *sidecar.FirstSeen
+	hdfs      io.Closer
 }
 
 func (d *deps) Close() error {
@@ -107,7 +110,9 @@ func classifierFrom(cfg *sidecar.Config) calibrate.Classifier {
 }
 
 // wireDeps connects the client, opens the history and builds the decider.
-func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
+// readOnly opens the history read-only, learns into memory only and keeps
+// the baseline in memory: nothing is created or written.
+func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, error) {
 	yc, err := yarnConfig(cfg, log)
 	if err != nil {
 		return nil, err
@@ -116,12 +121,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dir := filepath.Dir(cfg.Store); dir != "." {
-		if err := os.MkdirAll(dir, 0o750); err != nil {
-			return nil, fmt.Errorf("create store directory: %w", err)
-		}
-	}
-	store, err := calibrate.Open(cfg.Store)
+	store, err := openStore(cfg, readOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	api := sidecar.YARN{Client: client, Jobs: true, RMClock: true, NodeType: classifier.TypeOf, ListingBudget: cfg.ListingBudget,
 		JobBudget: cfg.JobBudget, JobFirst: sidecar.HasGoal(key.ClassOf, cfg.Deadlines.SLO), NodeListingMaxAge: cfg.NodeListingMaxAge.Duration(),
 		AppUsageMaxAge: cfg.AppUsageMaxAge.Duration()}
-	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key,
+	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key, ReadOnly: readOnly,
 		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery}
 	if err := learner.Refresh(); err != nil {
 		store.Close()
@@ -143,10 +143,10 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	busy := &sidecar.BusyQueueFloor{}
 	// The admin's capacities as first seen, next to the history; shared by
 	// the decider (bands) and the label step (partitions it creates).
-	firstSeen := &sidecar.FirstSeen{Path: cfg.Store + ".first-seen.json"}
+	firstSeen := &sidecar.FirstSeen{Path: cfg.FirstSeenPath(), ReadOnly: readOnly}
 	// The preemption step bounds the work a plan makes the RM's preemption kill.
 	guard := &sidecar.PreemptionGuard{Config: cfg.Preemption, YarnSite: hadoopYarnSite(cfg, log), ClassKey: key, Models: learner.Models, Slot: slot}
-	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store, Preemption: guard,
+	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store, Preemption: guard, FirstSeen: firstSeen,
 		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Slot: slot, Config: cfg.Labels, FirstSeen: firstSeen},
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Slot: slot,
 			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
@@ -165,6 +165,22 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// openStore opens the calibration history: read-only for the read-only
+// commands (a missing one reads as empty and is not created), else for
+// writing, creating its directory and the audit log's (0750: they are the
+// admin's) when needed — the state directory, unless both are elsewhere.
+func openStore(cfg *sidecar.Config, readOnly bool) (*calibrate.Store, error) {
+	if readOnly {
+		return calibrate.OpenReadOnly(cfg.Store)
+	}
+	for _, dir := range []string{filepath.Dir(cfg.Store), filepath.Dir(cfg.AuditLog)} {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("create state directory: %w", err)
+		}
+	}
+	return calibrate.Open(cfg.Store)
 }
 
 // hadoopYarnSite is HADOOP_CONF_DIR's yarn-site.xml, for whether the RM
