@@ -170,7 +170,7 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run: %v", err)
 		}
-		if err := hasKeys("mode", "metrics", "report")(v); err != nil {
+		if err := hasKeys("mode", "stateDir", "metrics", "report")(v); err != nil {
 			t.Errorf("run: %v", err)
 		}
 	}()
