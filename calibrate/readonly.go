@@ -12,13 +12,20 @@ import (
 // ErrReadOnly is returned by a write to a history opened with OpenReadOnly.
 var ErrReadOnly = errors.New("calibration history opened read-only")
 
+// ErrLocked: a running sidecar holds the history (bbolt's lock).
+var ErrLocked = errors.New("a running sidecar holds it")
+
+// Empty is a read-only history with nothing in it (what OpenReadOnly
+// returns for a missing file).
+func Empty() *Store { return &Store{} }
+
 // OpenReadOnly opens a history for reading only, for the commands that
 // write nothing anywhere (plan, deadlines, status, report, calibrate
 // without --backfill or --import): it never creates the file, its
 // directory or a bucket, and every write returns ErrReadOnly. A history
 // that does not exist yet reads as empty. bbolt's shared lock cannot be
-// taken while a running sidecar holds the file: the error says to read
-// that daemon's state instead.
+// taken while a running sidecar holds the file: the error wraps ErrLocked
+// and says to read that daemon's state instead.
 func OpenReadOnly(path string) (*Store, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return &Store{}, nil
@@ -27,7 +34,7 @@ func OpenReadOnly(path string) (*Store, error) {
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: time.Second})
 	if errors.Is(err, bolt.ErrTimeout) {
-		return nil, fmt.Errorf("open calibration history %s read-only: a running sidecar holds it; read that daemon's state with `yarn-sidecar status --from ADDRESS` (its listen address), or stop it first", path)
+		return nil, fmt.Errorf("open calibration history %s read-only: %w; read that daemon's state with `yarn-sidecar status --from ADDRESS` (its listen address)", path, ErrLocked)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open calibration history %s read-only: %w", path, err)

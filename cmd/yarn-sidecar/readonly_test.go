@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
 
@@ -104,6 +105,17 @@ func TestReadCommandsWriteNothing(t *testing.T) {
 		if got := dirState(t, cwd); len(got) != 0 {
 			t.Fatalf("%s wrote %v in the working directory", strings.Join(args, " "), got)
 		}
+	}
+
+	// Beside a running daemon (it holds the history's lock) a read
+	// command learns in memory instead of failing or waiting.
+	h, err := calibrate.Open(filepath.Join(state, "yarn-sidecar.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for _, args := range [][]string{{"plan"}, {"status"}, {"deadlines"}} {
+		run(false, append(args, "--config", cfg)...)
 	}
 }
 

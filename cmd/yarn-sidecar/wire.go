@@ -122,6 +122,14 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, erro
 		return nil, err
 	}
 	store, err := openStore(cfg, readOnly)
+	if readOnly && errors.Is(err, calibrate.ErrLocked) {
+		// Beside a running daemon: its history is locked, and a read-only
+		// command must not wait for it. The jobs JobHistory holds are
+		// learned in memory instead (HistoryLearner.ReadOnly).
+		log.Warn("the calibration history is held by the running sidecar: this command learns from JobHistory in memory (status --from ADDRESS shows the daemon's own view)",
+			"store", cfg.Store)
+		store, err = calibrate.Empty(), nil
+	}
 	if err != nil {
 		return nil, err
 	}
