@@ -72,6 +72,9 @@ func TestReadCommandsWriteNothing(t *testing.T) {
 		if (err != nil) != wantErr {
 			t.Fatalf("yarn-sidecar %s: error %v, want error %v\nstderr: %s", strings.Join(args, " "), err, wantErr, stderr)
 		}
+		if m := internalWords.FindString(stdout + stderr); m != "" {
+			t.Errorf("yarn-sidecar %s says %q to the admin", strings.Join(args, " "), m)
+		}
 		return stdout
 	}
 	empty := func(when string) {
