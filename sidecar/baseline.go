@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -31,6 +32,9 @@ func AdminConf(live schedconf.Conf, entries []AuditEntry) (admin schedconf.Conf,
 		switch e.Result {
 		case ResultApplied, ResultRecovered:
 			for k, after := range e.After {
+				if !strings.HasPrefix(k, schedconf.Prefix) {
+					continue // a node's labels (label records), not the scheduler's configuration
+				}
 				if _, ok := first[k]; !ok {
 					first[k] = e.Before[k]
 				}
@@ -40,6 +44,9 @@ func AdminConf(live schedconf.Conf, entries []AuditEntry) (admin schedconf.Conf,
 			// Another writer (the admin) set these at a restart's
 			// reconciliation: that value is the admin's from then on.
 			for k, live := range e.After {
+				if !strings.HasPrefix(k, schedconf.Prefix) {
+					continue
+				}
 				first[k], last[k] = live, live
 			}
 		}

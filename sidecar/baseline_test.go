@@ -32,6 +32,9 @@ func TestAdminConf(t *testing.T) {
 		{"a partition the sidecar created is unset", schedconf.Conf{a: "15", c: "60"}, []AuditEntry{
 			write(ResultApplied, map[string]string{c: ""}, map[string]string{c: "60"}),
 		}, schedconf.Conf{a: "15"}, []string{c}, nil},
+		{"label records' node keys are not configuration", schedconf.Conf{a: "15"}, []AuditEntry{
+			write(ResultApplied, map[string]string{"node-label:gpu-01:8041": ""}, map[string]string{"node-label:gpu-01:8041": "gpu"}),
+		}, schedconf.Conf{a: "15"}, nil, nil},
 		{"changed by someone else since", schedconf.Conf{a: "30"}, []AuditEntry{
 			write(ResultApplied, map[string]string{a: "15"}, map[string]string{a: "19.8"}),
 		}, schedconf.Conf{a: "30"}, nil, []string{a}},
