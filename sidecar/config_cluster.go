@@ -42,7 +42,11 @@ func (c *Config) CheckAgainstCluster(inv Inventory) error {
 		if c.Queues[q].ExpectedLater || queues[q] {
 			continue
 		}
-		bad = append(bad, fmt.Sprintf("queues.%s: no such queue%s (mark it expected_later: true if it is about to be created)", q, didYouMean(q, inv.Queues)))
+		hint := didYouMean(q, inv.Queues)
+		if hint == "" {
+			hint = someOf("queues are", inv.Queues)
+		}
+		bad = append(bad, fmt.Sprintf("queues.%s: no such queue%s (mark it expected_later: true if it is about to be created)", q, hint))
 	}
 	labels := map[string]bool{}
 	for _, l := range inv.Labels {
@@ -54,7 +58,14 @@ func (c *Config) CheckAgainstCluster(inv Inventory) error {
 		}
 		where := fmt.Sprintf("node_types[%d] (%s)", i, r.Name)
 		if r.Label != "" && !labels[r.Label] {
-			bad = append(bad, fmt.Sprintf("%s.label: no such node label %q%s", where, r.Label, didYouMean(r.Label, inv.Labels)))
+			hint := didYouMean(r.Label, inv.Labels)
+			if hint == "" {
+				hint = someOf("labels are", inv.Labels)
+				if len(inv.Labels) == 0 {
+					hint = "; the cluster has no node labels"
+				}
+			}
+			bad = append(bad, fmt.Sprintf("%s.label: no such node label %q%s", where, r.Label, hint))
 		}
 		if r.HostPattern != "" {
 			if _, err := path.Match(r.HostPattern, ""); err != nil {
@@ -81,7 +92,26 @@ func CheckQueue(flag, queue string, inv Inventory) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("--%s %s: no such queue%s", flag, queue, didYouMean(queue, inv.Queues))
+	hint := didYouMean(queue, inv.Queues)
+	if hint == "" {
+		hint = someOf("queues are", inv.Queues)
+	}
+	return fmt.Errorf("--%s %s: no such queue%s", flag, queue, hint)
+}
+
+// someOf is "; <what> a, b, c" with the first few names (sorted), so an
+// admin sees what the names look like; "" when there are none.
+func someOf(what string, names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	s := append([]string(nil), names...)
+	sort.Strings(s)
+	more := ""
+	if len(s) > 8 {
+		s, more = s[:8], ", …"
+	}
+	return "; " + what + " " + strings.Join(s, ", ") + more
 }
 
 func anyHost(pattern string, nodes []InventoryNode) bool {
@@ -112,14 +142,28 @@ func hostsFor(pattern string, nodes []InventoryNode) string {
 	if len(hosts) == 0 {
 		return " (the cluster lists no node)"
 	}
-	if s := didYouMean(strings.Trim(pattern, "*?"), hosts); s != "" {
-		return s
+	// The pattern's literal start against each host's start of the same
+	// length ("wrker-*" is near "worker-01").
+	lit := []rune(pattern)
+	if i := strings.IndexAny(pattern, "*?[\\"); i >= 0 {
+		lit = []rune(pattern[:i])
 	}
-	sort.Strings(hosts)
-	if len(hosts) > 3 {
-		hosts = hosts[:3]
+	if len(lit) > 0 {
+		best, bestD := "", -1
+		for _, h := range hosts {
+			hr := []rune(h)
+			if len(hr) > len(lit)+1 {
+				hr = hr[:len(lit)+1]
+			}
+			if d := editDistance(string(lit), string(hr)); bestD < 0 || d < bestD || (d == bestD && h < best) {
+				best, bestD = h, d
+			}
+		}
+		if bestD <= max(2, len(lit)/3) {
+			return "; did you mean a pattern for " + best + "?"
+		}
 	}
-	return "; hosts are e.g. " + strings.Join(hosts, ", ")
+	return someOf("hosts are", hosts)
 }
 
 // didYouMean is "; did you mean X?" for the candidate nearest name by edit

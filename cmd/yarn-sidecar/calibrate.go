@@ -31,6 +31,7 @@ func newCalibrateCmd() *cobra.Command {
 			}
 			// Only --import and --backfill add to the history; listing and
 			// --export open it read-only and create nothing.
+			newLogger(f.logLevel, f.logJSON).Info("state directory", "dir", cfg.StateDir, "store", cfg.Store)
 			store, err := openStore(cfg, imp == "" && !backfill)
 			if err != nil {
 				return err
