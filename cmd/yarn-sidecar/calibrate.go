@@ -139,6 +139,11 @@ func newCalibrateCmd() *cobra.Command {
 		},
 	}
 	f.addReadOnly(cmd)
+	for _, name := range []string{"rm", "jhs", "user"} {
+		// Only --backfill talks to YARN; the table, --export and --import read the history.
+		fl := cmd.Flags().Lookup(name)
+		fl.Usage += " (with --backfill only)"
+	}
 	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&export, "export", "", "write the history to FILE as JSON lines")
 	cmd.Flags().StringVar(&imp, "import", "", "add attempts from a JSON-lines FILE (idempotent)")
