@@ -144,3 +144,25 @@ func decodeStatus(s string) (report.StatusDoc, error) {
 	err := json.Unmarshal([]byte(s), &doc)
 	return doc, err
 }
+
+// State left in the working directory by an earlier version (its default
+// store was relative) is named in a warning instead of silently ignored.
+func TestStrayStateWarned(t *testing.T) {
+	state, cwd := t.TempDir(), t.TempDir()
+	t.Chdir(cwd)
+	if err := os.WriteFile(filepath.Join(cwd, "yarn-sidecar-audit.jsonl"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := sidecar.ParseConfig([]byte("state_dir: " + state + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.ResolveState(os.Getenv, 1000, ""); err != nil {
+		t.Fatal(err)
+	}
+	var logs strings.Builder
+	warnStrayState(cfg, hclog.New(&hclog.LoggerOptions{Output: &logs}))
+	if !strings.Contains(logs.String(), filepath.Join(cwd, "yarn-sidecar-audit.jsonl")) || strings.Count(logs.String(), "[WARN]") != 1 {
+		t.Errorf("want one warning naming the stray audit log, got:\n%s", logs.String())
+	}
+}

@@ -127,6 +127,7 @@ func (f *daemonFlags) build() (*Daemon, error) {
 	}
 	log := newLogger(f.logLevel, f.logJSON)
 	log.Info("state directory", "dir", cfg.StateDir, "read_only", f.readOnly)
+	warnStrayState(cfg, log)
 	d := &Daemon{Config: cfg, Log: log, Board: &sidecar.StatusBoard{}}
 	deps, err := wireDeps(cfg, log, f.readOnly)
 	if err != nil {

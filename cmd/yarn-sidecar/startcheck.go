@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -149,4 +150,26 @@ func seedBaseline(cfg *sidecar.Config, fs *sidecar.FirstSeen, rm sidecar.ConfRea
 			"properties", changed)
 	}
 	return nil
+}
+
+// warnStrayState says when the working directory holds a history, audit
+// log or baseline under the default names while the state directory has
+// none: earlier versions kept them in the working directory, and left
+// there they would be ignored (the live configuration, perhaps the
+// sidecar's own values, taken for the admin's).
+func warnStrayState(cfg *sidecar.Config, log hclog.Logger) {
+	cwd, err := os.Getwd()
+	if err != nil || cwd == cfg.StateDir {
+		return
+	}
+	for _, p := range []string{cfg.Store, cfg.AuditLog, cfg.FirstSeenPath()} {
+		if _, err := os.Stat(p); err == nil {
+			continue // the state directory has it
+		}
+		stray := filepath.Join(cwd, filepath.Base(p))
+		if _, err := os.Stat(stray); err == nil {
+			log.Warn("state found in the working directory, not in the state directory: move it there (or set state_dir) so the history and the admin's baseline are used",
+				"found", stray, "state_dir", cfg.StateDir)
+		}
+	}
 }
