@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -35,6 +36,12 @@ func (h *HistoryLearner) learnInMemory(ctx context.Context, snap cluster.Snapsho
 		}
 	}
 	jobs, err := h.Source.FinishedJobs(ctx, cursor)
+	var skipped *cluster.UnreadableJobsError
+	if errors.As(err, &skipped) {
+		// Jobs JobHistory cannot serve are left to the daemon, which
+		// records and retries them; the rest are learned.
+		err = nil
+	}
 	if err != nil {
 		return fmt.Errorf("read finished jobs since %s: %w", cursor.Format(time.RFC3339), err)
 	}
@@ -59,6 +66,13 @@ func (h *HistoryLearner) learnInMemory(ctx context.Context, snap cluster.Snapsho
 		}
 		if a.FinishedTime.After(h.memCursor) {
 			h.memCursor = a.FinishedTime
+		}
+	}
+	if skipped != nil {
+		for _, j := range skipped.Jobs {
+			if j.FinishedTime.After(h.memCursor) {
+				h.memCursor = j.FinishedTime
+			}
 		}
 	}
 	h.samples = append(h.samples, fresh...)

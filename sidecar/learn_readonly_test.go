@@ -68,3 +68,28 @@ func TestReadOnlyLearnerStoresNothing(t *testing.T) {
 		t.Errorf("the in-memory table has no class: %+v", tb)
 	}
 }
+
+// unreadableSource lists its jobs and one more JobHistory cannot serve.
+type unreadableSource struct{ jobs finishedList }
+
+func (u unreadableSource) FinishedJobs(ctx context.Context, since time.Time) ([]cluster.App, error) {
+	jobs, _ := u.jobs.FinishedJobs(ctx, since)
+	return jobs, &cluster.UnreadableJobsError{Jobs: []cluster.UnreadableJob{{ID: "job_1_0009", FinishedTime: time.Date(2026, 1, 1, 0, 5, 0, 0, time.UTC), Err: "500"}}}
+}
+
+// A job JobHistory cannot serve does not keep a read-only learner from
+// the others (the daemon records and retries it; a read-only one skips it).
+func TestReadOnlyLearnerSkipsUnreadableJob(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	node := cluster.Node{ID: "n1:8041", Host: "n1", HTTPAddress: "n1:8042", State: "RUNNING", Total: cluster.Resource{MemoryMB: 8192, VCores: 8}}
+	a := cluster.App{ID: "application_1_0001", Tags: []string{"jobclass=etl"}, StartedTime: t0, FinishedTime: t0.Add(time.Minute),
+		Job: &cluster.Job{ID: "job_1_0001", State: "SUCCEEDED", MapsTotal: 1, Attempts: []cluster.Attempt{{ID: "attempt_1_0001_m_000000_0",
+			Type: cluster.TaskMap, State: "SUCCEEDED", NodeID: node.ID, NodeHTTPAddress: node.HTTPAddress, StartTime: t0, FinishTime: t0.Add(time.Minute), Elapsed: time.Minute}}}}
+	h := &HistoryLearner{Source: unreadableSource{finishedList{a}}, Store: calibrate.Empty(), ClassKey: calibrate.ClassKey("tag"), ReadOnly: true}
+	if err := h.Learn(context.Background(), cluster.Snapshot{Time: t0.Add(time.Hour), Nodes: []cluster.Node{node}}); err != nil {
+		t.Fatalf("Learn = %v, want the readable job learned and no error", err)
+	}
+	if len(h.samples) != 1 {
+		t.Errorf("learned %d samples, want 1", len(h.samples))
+	}
+}

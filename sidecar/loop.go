@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/robfig/cron/v3"
 
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -30,6 +31,8 @@ type Decision struct {
 	Predicted  map[string]float64
 	Notes      []string
 	// What the decision saw, for metrics and reports.
+	// Slot is the planning slot the decision counted containers in.
+	Slot    SlotChoice
 	Jobs    []JobStatus
 	Rates   []RateStatus
 	Queues  []QueueStatus
@@ -82,6 +85,14 @@ type CycleReport struct {
 	Layout *LayoutReport
 	// Inputs is the HDFS step's view of running jobs' inputs (nil when off).
 	Inputs *InputsReport
+	// Unreadable are the finished jobs JobHistory could not serve, being
+	// retried or given up (the learner's record; nil without one).
+	Unreadable []calibrate.UnreadableJob
+}
+
+// UnreadableReporter is a Learner that keeps jobs it could not read.
+type UnreadableReporter interface {
+	Unreadable() []calibrate.UnreadableJob
 }
 
 // Loop runs control cycles. Run it with Run; one cycle with Once.
@@ -144,6 +155,9 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 		if err := l.Learner.Learn(ctx, snap); err != nil {
 			// Calibration history is kept; a failed ingest is retried next cycle.
 			log.Warn("calibration ingest failed", "error", err)
+		}
+		if u, ok := l.Learner.(UnreadableReporter); ok {
+			rep.Unreadable = u.Unreadable()
 		}
 	}
 	live, err := l.Observer.SchedulerConf(ctx)
