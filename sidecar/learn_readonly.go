@@ -47,23 +47,12 @@ func (h *HistoryLearner) learnInMemory(ctx context.Context, snap cluster.Snapsho
 	}
 	types := h.Classifier.Types(snap.Nodes)
 	addrs := cluster.IndexNodeAddresses(snap.Nodes)
+	var samples []calibrate.Sample
 	h.mu.Lock()
-	if h.known == nil {
-		h.known = make(map[string]bool, len(h.samples))
-		for _, s := range h.samples {
-			h.known[s.AttemptID] = true
-		}
-	}
-	var fresh []calibrate.Sample
 	for _, a := range jobs {
 		ss := calibrate.SamplesFromApp(addrs.WithAttemptNodes(a), h.ClassKey.ClassOf(a), types)
 		h.placeReads(a, ss)
-		for _, s := range ss {
-			if s.AttemptID != "" && !h.known[s.AttemptID] {
-				h.known[s.AttemptID] = true
-				fresh = append(fresh, s)
-			}
-		}
+		samples = append(samples, ss...)
 		if a.FinishedTime.After(h.memCursor) {
 			h.memCursor = a.FinishedTime
 		}
@@ -75,11 +64,33 @@ func (h *HistoryLearner) learnInMemory(ctx context.Context, snap cluster.Snapsho
 			}
 		}
 	}
+	h.mu.Unlock()
+	h.addInMemory(samples)
+	return nil
+}
+
+// addInMemory adds samples not held yet (by attempt id) to the rates of
+// this process only; the Spark learner's samples of a read-only command
+// come here too.
+func (h *HistoryLearner) addInMemory(samples []calibrate.Sample) {
+	h.mu.Lock()
+	if h.known == nil {
+		h.known = make(map[string]bool, len(h.samples))
+		for _, s := range h.samples {
+			h.known[s.AttemptID] = true
+		}
+	}
+	var fresh []calibrate.Sample
+	for _, s := range samples {
+		if s.AttemptID != "" && !h.known[s.AttemptID] {
+			h.known[s.AttemptID] = true
+			fresh = append(fresh, s)
+		}
+	}
 	h.samples = append(h.samples, fresh...)
 	all := h.samples
 	h.mu.Unlock()
 	if len(fresh) > 0 {
 		h.recompute(all)
 	}
-	return nil
 }
