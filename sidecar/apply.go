@@ -186,13 +186,18 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		pc.To = got
 		out.Priorities = append(out.Priorities, pc)
 	}
-	if a.Mode == ModeDryRun {
+	if a.Mode.RecordsOnly() {
 		out.Result = ResultDryRun
 	}
 	return out, err
 }
 
 func (a *Applier) applyMutation(ctx context.Context, plan *Plan, entry *AuditEntry, log hclog.Logger) (Result, int64, error) {
+	if g, ok := a.API.(WriteGate); ok {
+		if err := g.CanWrite(ctx); err != nil {
+			return ResultRefused, plan.ConfVersion, err
+		}
+	}
 	live, err := a.API.SchedulerConf(ctx)
 	if err != nil {
 		if errors.Is(err, ErrConfNotMutable) {
@@ -294,6 +299,12 @@ func (a *Applier) applyMutation(ctx context.Context, plan *Plan, entry *AuditEnt
 	}
 	if mismatches := diffOn(after, got, after, live); len(mismatches) > 0 {
 		return a.rollback(wctx, live, got, &VerifyError{Mismatches: mismatches}, entry, log)
+	}
+	if a.Mode == ModeDryRun {
+		// The DryRunAPI recorded it; nothing reached YARN.
+		log.Debug("dry run: the mutation passed validation and was not written", "version", version, "changes", len(plan.Changes),
+			"validation", verdict.Path)
+		return ResultApplied, newVersion, nil
 	}
 	log.Info("scheduler configuration applied", "version_before", version, "version_after", newVersion, "changes", len(plan.Changes),
 		"validation", verdict.Path)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -23,13 +24,47 @@ type Mode string
 const (
 	ModeDryRun Mode = "dry-run"
 	ModeApply  Mode = "apply"
+	// ModePropose runs as dry-run and keeps the plan as the admin would
+	// apply it (a capacity-scheduler.xml, its diff, the commands) at the
+	// daemon's /proposal: for clusters whose files belong to Ambari or
+	// Cloudera Manager (issue 34).
+	ModePropose Mode = "propose"
 )
+
+// RecordsOnly reports whether the mode writes nothing to YARN (dry-run,
+// propose).
+func (m Mode) RecordsOnly() bool { return m == ModeDryRun || m == ModePropose }
+
+// ActConfig is how the sidecar acts where the RM's scheduler configuration
+// store is the file store.
+type ActConfig struct {
+	// Via: "" (the default) acts through the scheduler-conf API only, so a
+	// file-store RM is read, planned for and proposed to, never written;
+	// "refresh-queues" writes capacity-scheduler.xml and runs refreshQueues
+	// on every RM (the admin protocol), as Ambari and Cloudera Manager do.
+	Via string `yaml:"via"`
+	// CapacitySchedulerXML is the file to write (default
+	// <hadoop_conf_dir>/capacity-scheduler.xml).
+	CapacitySchedulerXML string `yaml:"capacity_scheduler_xml"`
+	// AdminAddresses are the RMs' yarn.resourcemanager.admin.address
+	// (host:port, every RM of an HA cluster); default from yarn-site.xml.
+	AdminAddresses []string `yaml:"admin_addresses"`
+	// SharedFile says capacity-scheduler.xml is the one file every RM
+	// reads (shared storage). With more than one RM and no shared file the
+	// sidecar refuses refresh-queues: the RMs would load different files.
+	SharedFile bool `yaml:"shared_file"`
+}
+
+// ActViaRefreshQueues is ActConfig.Via's file-store writer.
+const ActViaRefreshQueues = "refresh-queues"
 
 // Config is the sidecar's configuration file (configs/sidecar.example.yaml
 // documents every option). Load it with LoadConfig, which defaults then
 // validates.
 type Config struct {
 	Mode Mode `yaml:"mode"`
+	// Act says how apply mode writes on a file-store RM (issue 34).
+	Act ActConfig `yaml:"act"`
 
 	// Connection. Empty values are found from HADOOP_CONF_DIR.
 	RM            []string      `yaml:"rm"`
@@ -82,9 +117,16 @@ type Config struct {
 
 	// Interval between control cycles in `run`.
 	Interval time.Duration `yaml:"interval"`
-	// Store is the calibration history (bbolt file).
+	// StateDir holds the calibration history, the audit log and the
+	// admin's baseline (config_state.go): one absolute place, whatever
+	// directory a command is run from. Empty: $STATE_DIRECTORY (systemd's
+	// StateDirectory=), else /var/lib/yarn-sidecar as root, else
+	// $XDG_STATE_HOME/yarn-sidecar (~/.local/state/yarn-sidecar).
+	StateDir string `yaml:"state_dir"`
+	// Store is the calibration history (bbolt file); relative to StateDir.
 	Store string `yaml:"store"`
-	// AuditLog is the append-only JSON-lines log of every apply attempt.
+	// AuditLog is the append-only JSON-lines log of every apply attempt;
+	// relative to StateDir.
 	AuditLog string `yaml:"audit_log"`
 	// Listen serves /metrics and /report (loopback by default).
 	Listen string `yaml:"listen"`
@@ -207,6 +249,9 @@ type QueueConfig struct {
 	Pinned bool `yaml:"pinned"`
 	// Guarantee overrides the default band for this queue (leaf or parent).
 	Guarantee *GuaranteeConfig `yaml:"guarantee"`
+	// ExpectedLater: the queue does not exist yet (the admin is about to
+	// create it); without it a queue the cluster lacks stops the start.
+	ExpectedLater bool `yaml:"expected_later"`
 }
 
 // NodeTypeRule assigns a node type by label, host pattern or resources.
@@ -215,6 +260,9 @@ type NodeTypeRule struct {
 	Label       string `yaml:"label"`
 	HostPattern string `yaml:"host_pattern"`
 	MinGPUs     int64  `yaml:"min_gpus"`
+	// ExpectedLater: no node matches yet (its label or hosts are about to
+	// be added); without it a rule that matches nothing stops the start.
+	ExpectedLater bool `yaml:"expected_later"`
 }
 
 // JobClassConfig says how recurring jobs are recognised.
@@ -347,6 +395,11 @@ func (c *Config) Default() {
 	if c.Schedule.Report == "" {
 		c.Schedule.Report = "@every 1h"
 	}
+	if c.HDFS.MaxCallsPerCycle == 0 {
+		// Defaulted here, not only where it is used, so the log and the
+		// status say the value in force.
+		c.HDFS.MaxCallsPerCycle = DefaultMaxNameNodeCalls
+	}
 	c.Preemption.defaults()
 	c.defaultGuarantees()
 }
@@ -355,6 +408,9 @@ func (c *Config) Default() {
 type ConfigError struct {
 	File   string
 	Fields []string // "safety.max_step_percent: must be in (0, 100]"
+	// Cluster: the fields name what the live cluster does not have
+	// (CheckAgainstCluster).
+	Cluster bool
 }
 
 func (e *ConfigError) Error() string {
@@ -362,15 +418,31 @@ func (e *ConfigError) Error() string {
 	if e.File != "" {
 		where = "config " + e.File
 	}
-	return fmt.Sprintf("%s: %d invalid field(s):\n  %s", where, len(e.Fields), strings.Join(e.Fields, "\n  "))
+	what := "invalid field(s)"
+	if e.Cluster {
+		what = "name(s) the cluster does not have"
+	}
+	return fmt.Sprintf("%s: %d %s:\n  %s", where, len(e.Fields), what, strings.Join(e.Fields, "\n  "))
 }
 
 // Validate checks every field and lists all the bad ones at once.
 func (c *Config) Validate() error {
 	var bad []string
 	add := func(path, format string, a ...any) { bad = append(bad, path+": "+fmt.Sprintf(format, a...)) }
-	if c.Mode != ModeDryRun && c.Mode != ModeApply {
-		add("mode", "%q is not dry-run or apply", c.Mode)
+	if c.Mode != ModeDryRun && c.Mode != ModeApply && c.Mode != ModePropose {
+		add("mode", "%q is not dry-run, propose or apply", c.Mode)
+	}
+	switch c.Act.Via {
+	case "":
+	case ActViaRefreshQueues:
+		if c.Act.CapacitySchedulerXML == "" && c.HadoopConfDir == "" {
+			add("act.capacity_scheduler_xml", "refresh-queues needs the file: set it, or hadoop_conf_dir")
+		}
+		if len(c.Act.AdminAddresses) > 1 && !c.Act.SharedFile {
+			add("act.shared_file", "%d RMs (admin_addresses) each read their own capacity-scheduler.xml and the sidecar writes only this host's: put the file on storage every RM reads and set shared_file: true, or use mode: propose", len(c.Act.AdminAddresses))
+		}
+	default:
+		add("act.via", "%q is not refresh-queues (or empty: the scheduler-conf API only)", c.Act.Via)
 	}
 	for i, u := range c.RM {
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
@@ -390,6 +462,9 @@ func (c *Config) Validate() error {
 		for _, p := range h.validate() {
 			add("ha."+p[0], "%s", p[1])
 		}
+	}
+	if c.StateDir != "" && !filepath.IsAbs(c.StateDir) {
+		add("state_dir", "%q must be an absolute path (commands run from any directory must find the same state)", c.StateDir)
 	}
 	for q, qc := range c.Queues {
 		if !strings.HasPrefix(q, "root.") {

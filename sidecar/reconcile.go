@@ -121,6 +121,18 @@ type ConfReader interface {
 	ConfVersion(ctx context.Context) (int64, error)
 }
 
+// ErrRMRead marks a reconciliation that failed reading the
+// ResourceManager: worth a retry (it may be failing over). Any other
+// failure is the audit log's own, and retrying cannot mend it.
+var ErrRMRead = errors.New("ResourceManager unreadable")
+
+// InterruptedWriteRecoverer is implemented by ConfReaders whose write can
+// be left half-done by a kill (the file store: the file written, no RM
+// refreshed): reconciliation lets them put it right before it judges.
+type InterruptedWriteRecoverer interface {
+	RecoverInterruptedWrite(ctx context.Context) (string, error)
+}
+
 // ReconcileAudit repairs a torn last line of the audit log (a record whose
 // write never returned is not a record), then compares the last record
 // with the live configuration and version and appends what it finds. It
@@ -132,17 +144,9 @@ func ReconcileAudit(ctx context.Context, path string, rm ConfReader, log hclog.L
 	if err := repairTornTail(path, log); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	entries, err := ReadAuditFile(path, log)
 	if err != nil {
-		return nil, fmt.Errorf("reconcile: open audit log: %w", err)
-	}
-	entries, err := ReadAudit(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("reconcile: %s: %w", path, err)
+		return nil, fmt.Errorf("reconcile: %w", err)
 	}
 	last := lastApplyRecord(entries)
 	intent, err := readIntent(intentPath(path))
@@ -154,17 +158,26 @@ func ReconcileAudit(ctx context.Context, path string, rm ConfReader, log hclog.L
 	}
 	if intent != nil {
 		last = intent
+		if r, ok := rm.(InterruptedWriteRecoverer); ok {
+			note, err := r.RecoverInterruptedWrite(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("reconcile: recover the interrupted write: %w", err)
+			}
+			if note != "" {
+				log.Warn("restart reconciliation", "detail", note)
+			}
+		}
 	}
 	if last == nil {
 		return nil, nil
 	}
 	live, err := rm.SchedulerConf(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reconcile: read live scheduler-conf: %w", err)
+		return nil, fmt.Errorf("reconcile: read live scheduler-conf: %w (%w)", err, ErrRMRead)
 	}
 	version, err := rm.ConfVersion(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reconcile: read scheduler-conf version: %w", err)
+		return nil, fmt.Errorf("reconcile: read scheduler-conf version: %w (%w)", err, ErrRMRead)
 	}
 	rec := judge(*last, live, version)
 	if rec == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/rmadmin"
 )
 
 // deps are the concrete pieces behind the loop.
@@ -37,7 +38,10 @@ type deps struct {
 	// Preemption is the decider's preemption guard (its shields are
 	// re-learnt from the audit log at start).
 	Preemption *sidecar.PreemptionGuard
-	hdfs       io.Closer
+	// FirstSeen is the admin's baseline, shared by the decider and the
+	// label step.
+	FirstSeen *sidecar.FirstSeen
+	hdfs      io.Closer
 }
 
 func (d *deps) Close() error {
@@ -109,7 +113,9 @@ func classifierFrom(cfg *sidecar.Config) calibrate.Classifier {
 }
 
 // wireDeps connects the client, opens the history and builds the decider.
-func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
+// readOnly opens the history read-only, learns into memory only and keeps
+// the baseline in memory: nothing is created or written.
+func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, error) {
 	yc, err := yarnConfig(cfg, log)
 	if err != nil {
 		return nil, err
@@ -118,21 +124,29 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dir := filepath.Dir(cfg.Store); dir != "." {
-		if err := os.MkdirAll(dir, 0o750); err != nil {
-			return nil, fmt.Errorf("create store directory: %w", err)
-		}
+	store, err := openStore(cfg, readOnly)
+	if readOnly && errors.Is(err, calibrate.ErrLocked) {
+		// Beside a running daemon: its history is locked, and a read-only
+		// command must not wait for it. The jobs JobHistory holds are
+		// learned in memory instead (HistoryLearner.ReadOnly).
+		log.Warn("the calibration history is held by the running sidecar: this command learns from JobHistory in memory (status --from ADDRESS shows the daemon's own view)",
+			"store", cfg.Store)
+		store, err = calibrate.Empty(), nil
 	}
-	store, err := calibrate.Open(cfg.Store)
 	if err != nil {
 		return nil, err
 	}
 	classifier := classifierFrom(cfg)
 	key := calibrate.ClassKey(cfg.JobClass.By)
-	api := sidecar.YARN{Client: client, Jobs: true, RMClock: true, NodeType: classifier.TypeOf, ListingBudget: cfg.ListingBudget,
+	api := &sidecar.AnyStore{CapacitySchedulerXML: capacitySchedulerXML(cfg, log)}
+	api.YARN = sidecar.YARN{Client: client, Jobs: true, RMClock: true, NodeType: classifier.TypeOf, ListingBudget: cfg.ListingBudget,
 		JobBudget: cfg.JobBudget, JobFirst: sidecar.HasGoal(key.ClassOf, cfg.Deadlines.SLO), NodeListingMaxAge: cfg.NodeListingMaxAge.Duration(),
 		AppUsageMaxAge: cfg.AppUsageMaxAge.Duration()}
-	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key,
+	if err := wireFileWriter(cfg, api, log); err != nil {
+		store.Close()
+		return nil, err
+	}
+	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key, ReadOnly: readOnly,
 		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery,
 		Log: log.Named("calibrate")}
 	if err := learner.Refresh(); err != nil {
@@ -149,10 +163,10 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	busy := &sidecar.BusyQueueFloor{}
 	// The admin's capacities as first seen, next to the history; shared by
 	// the decider (bands) and the label step (partitions it creates).
-	firstSeen := &sidecar.FirstSeen{Path: cfg.Store + ".first-seen.json"}
+	firstSeen := &sidecar.FirstSeen{Path: cfg.FirstSeenPath(), ReadOnly: readOnly}
 	// The preemption step bounds the work a plan makes the RM's preemption kill.
 	guard := &sidecar.PreemptionGuard{Config: cfg.Preemption, YarnSite: yarnSite, ClassKey: key, Models: learner.Models, Sizer: sizer}
-	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store, Preemption: guard,
+	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store, Preemption: guard, FirstSeen: firstSeen,
 		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Sizer: sizer, Config: cfg.Labels, FirstSeen: firstSeen},
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Sizer: sizer,
 			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
@@ -182,6 +196,22 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	return d, nil
 }
 
+// openStore opens the calibration history: read-only for the read-only
+// commands (a missing one reads as empty and is not created), else for
+// writing, creating its directory and the audit log's (0750: they are the
+// admin's) when needed — the state directory, unless both are elsewhere.
+func openStore(cfg *sidecar.Config, readOnly bool) (*calibrate.Store, error) {
+	if readOnly {
+		return calibrate.OpenReadOnly(cfg.Store)
+	}
+	for _, dir := range []string{filepath.Dir(cfg.Store), filepath.Dir(cfg.AuditLog)} {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("create state directory: %w", err)
+		}
+	}
+	return calibrate.Open(cfg.Store)
+}
+
 // hadoopYarnSite is HADOOP_CONF_DIR's yarn-site.xml, for whether the RM
 // preempts and the scheduler's minimum allocation (nil when there is none or it cannot be read: not fatal, the RM's
 // own answer comes first anyway).
@@ -199,6 +229,73 @@ func hadoopYarnSite(cfg *sidecar.Config, log hclog.Logger) map[string]string {
 		return nil
 	}
 	return site
+}
+
+// wireFileWriter sets up act.via: refresh-queues: the file AnyStore reads
+// and writes, and every RM's admin address. More than one RM without a
+// shared file is refused: each RM would load its own copy.
+func wireFileWriter(cfg *sidecar.Config, api *sidecar.AnyStore, log hclog.Logger) error {
+	if cfg.Act.Via != sidecar.ActViaRefreshQueues {
+		return nil
+	}
+	if cfg.Kerberos != nil {
+		return errors.New("act.via: refresh-queues: the RM admin protocol on a Kerberos cluster needs SASL, which the sidecar's admin client does not speak; use mode: propose")
+	}
+	dir := cfg.HadoopConfDir
+	if dir == "" {
+		dir = os.Getenv("HADOOP_CONF_DIR")
+	}
+	path := cfg.Act.CapacitySchedulerXML
+	if path == "" {
+		if dir == "" {
+			return errors.New("act.via: refresh-queues: no capacity-scheduler.xml (set act.capacity_scheduler_xml or hadoop_conf_dir)")
+		}
+		path = filepath.Join(dir, "capacity-scheduler.xml")
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("act.via: refresh-queues: %w", err)
+	}
+	admins := cfg.Act.AdminAddresses
+	if len(admins) == 0 {
+		if dir == "" {
+			return errors.New("act.via: refresh-queues: no RM admin address (set act.admin_addresses or hadoop_conf_dir)")
+		}
+		var err error
+		if admins, err = yarn.AdminAddresses(dir); err != nil {
+			return fmt.Errorf("act.via: refresh-queues: %w", err)
+		}
+	}
+	if len(admins) > 1 && !cfg.Act.SharedFile {
+		return fmt.Errorf("act.via: refresh-queues: %d RMs each read their own capacity-scheduler.xml and this sidecar writes only %s: put it on storage every RM reads and set act.shared_file: true, or use mode: propose", len(admins), path)
+	}
+	user := cfg.User
+	if user == "" {
+		user = "yarn"
+	}
+	api.CapacitySchedulerXML = path
+	api.Writer = &sidecar.FileRefresher{Path: path, AdminAddrs: admins, User: user, Log: log.Named("refresh-queues"),
+		Refresh: func(ctx context.Context, addr, user string) error { return rmadmin.RefreshQueues(ctx, addr, user, nil) }}
+	log.Info("file store: acting through capacity-scheduler.xml and refreshQueues", "file", path, "admin_addresses", admins)
+	return nil
+}
+
+// capacitySchedulerXML is HADOOP_CONF_DIR's capacity-scheduler.xml when it
+// exists: on a file-store RM's host it is the live configuration (what a
+// refresh reads), read instead of rebuilding it from /scheduler.
+func capacitySchedulerXML(cfg *sidecar.Config, log hclog.Logger) string {
+	dir := cfg.HadoopConfDir
+	if dir == "" {
+		dir = os.Getenv("HADOOP_CONF_DIR")
+	}
+	if dir == "" {
+		return ""
+	}
+	path := filepath.Join(dir, "capacity-scheduler.xml")
+	if _, err := os.Stat(path); err != nil {
+		log.Debug("no capacity-scheduler.xml: on a file-store RM the configuration is rebuilt from /ws/v1/cluster/scheduler", "path", path)
+		return ""
+	}
+	return path
 }
 
 func refTypes(cfg *sidecar.Config) map[string]string {

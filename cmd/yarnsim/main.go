@@ -55,6 +55,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 	hadoopVersion := fs.String("hadoop-version", "", "serve this Hadoop release's dialect ("+rmweb.Hadoop336+" or "+rmweb.Hadoop341+"); default: the scenario's hadoop_version")
 	confStore := fs.String("conf-store", "", "yarn.scheduler.configuration.store.class (file, memory, fs, zk, leveldb); default: the scenario's conf_store")
 	ha := fs.Bool("ha", false, "serve an RM HA pair (rm1 active, rm2 standby) on two loopback ports")
+	confDir := fs.String("conf-dir", "", "file store: keep capacity-scheduler.xml in this directory and serve the RM admin protocol (refreshQueues) on a loopback port; default: a temporary directory")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -108,6 +109,25 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 		go srv.Serve(ln)
 		defer shutdown(srv)
 		rmURLs = []string{"http://" + ln.Addr().String()}
+	}
+	if sc.FileStore {
+		dir := *confDir
+		if dir == "" {
+			if dir, err = os.MkdirTemp("", "yarnsim-conf-"); err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+		}
+		path, err := c.UseConfDir(dir)
+		if err != nil {
+			return err
+		}
+		admin, err := c.StartAdmin()
+		if err != nil {
+			return fmt.Errorf("start the RM admin endpoint: %w", err)
+		}
+		defer admin.Close()
+		fmt.Fprintf(out, "yarnsim: file store: %s, RM admin (refreshQueues) at %s\n", path, admin.Addr())
 	}
 	version, _ := rmweb.ParseHadoopVersion(sc.HadoopVersion)
 	fmt.Fprintf(out, "yarnsim: ResourceManager at %s (scenario %s, Hadoop %s dialect, speed %g×)\n", strings.Join(rmURLs, ","), sc.Name, version, *speed)
