@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
@@ -104,6 +105,10 @@ func TestDeadlinesAndStatusJudgeSparkApps(t *testing.T) {
 		}
 		st.Close()
 		before := confVersion(t, rm.URL)
+		history, err := os.ReadFile(store)
+		if err != nil {
+			t.Fatal(err)
+		}
 		now := c.Now()
 		var queues []deadline.QueueReport
 		if err := json.Unmarshal([]byte(runStatusCLI(t, "deadlines", "--config", cfg, "-o", "json", "--log-level", "error")), &queues); err != nil {
@@ -178,6 +183,9 @@ func TestDeadlinesAndStatusJudgeSparkApps(t *testing.T) {
 		}
 		if after := confVersion(t, rm.URL); after != before {
 			t.Errorf("deadlines/status changed the scheduler configuration: version %d → %d", before, after)
+		}
+		if again, err := os.ReadFile(store); err != nil || !bytes.Equal(again, history) {
+			t.Errorf("deadlines/status/report wrote to the history (%v)", err)
 		}
 		if st, err = calibrate.Open(store); err != nil {
 			t.Fatal(err)
