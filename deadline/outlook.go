@@ -76,7 +76,7 @@ func outlookVerdict(jr *JobReport, o Outlook, now time.Time, goal *time.Time, co
 	}
 	p := d.P(goal.Sub(now).Seconds())
 	jr.PMeet = &p
-	jr.Needed = jr.Held
+	jr.Needed, jr.NeededIsHeld = jr.Held, true
 	if p >= confidence {
 		jr.Verdict = OnTrack
 	} else {

@@ -50,7 +50,7 @@ func TestReportJudgesOutlooks(t *testing.T) {
 		if j.Verdict != c.verdict || j.Method != "spark-stages" || j.Remaining != 40 {
 			t.Errorf("%s: verdict %q method %q tasks %d, want %q spark-stages 40", c.app, j.Verdict, j.Method, j.Remaining, c.verdict)
 		}
-		if wantNeed := map[bool]int{true: 4}[c.pLo >= 0]; j.Needed != wantNeed {
+		if wantNeed := map[bool]int{true: 4}[c.pLo >= 0]; j.Needed != wantNeed || j.NeededIsHeld != (wantNeed > 0) {
 			t.Errorf("%s: needs %d containers, want %d (the 4 it holds, with a P(meet))", c.app, j.Needed, wantNeed)
 		}
 		if c.pLo < 0 {

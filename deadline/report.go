@@ -43,6 +43,9 @@ type JobReport struct {
 	PMeet  *float64  `json:"pMeet,omitempty"`
 	Held   int       `json:"containersHeld"`
 	Needed int       `json:"containersNeeded,omitempty"` // at the confidence
+	// NeededIsHeld says Needed is the containers the app holds, not a
+	// search over more (an Outlook's app: outlookVerdict).
+	NeededIsHeld bool `json:"neededIsHeld,omitempty"`
 	// Remaining are the job's tasks not finished (running or not yet
 	// started): the containers that would run all of them at once, its
 	// last wave (jobs with a model and a job view only).

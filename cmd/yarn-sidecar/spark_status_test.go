@@ -114,6 +114,7 @@ func TestDeadlinesAndStatusJudgeSparkApps(t *testing.T) {
 		if err := json.Unmarshal([]byte(runStatusCLI(t, "deadlines", "--config", cfg, "-o", "json", "--log-level", "error")), &queues); err != nil {
 			t.Fatal(err)
 		}
+		goals := verdicts[deadline.OnTrack] + verdicts[deadline.AtRisk]
 		for _, q := range queues {
 			for _, j := range q.Jobs {
 				if j.Method != "spark-stages" {
@@ -148,6 +149,11 @@ func TestDeadlinesAndStatusJudgeSparkApps(t *testing.T) {
 				if _, ok := judged[j.AppID]; !ok {
 					judged[j.AppID] = judgement{j, now}
 				}
+			}
+		}
+		if verdicts[deadline.OnTrack]+verdicts[deadline.AtRisk] > goals { // judged with a goal at this point
+			if text := runStatusCLI(t, "deadlines", "--config", cfg, "--log-level", "error"); !strings.Contains(text, " (held)") {
+				t.Errorf("the deadlines table does not say a Spark app's containers needed are those it holds:\n%s", text)
 			}
 		}
 		out := runStatusCLI(t, "status", "--config", cfg, "-o", "json", "--log-level", "error")
