@@ -12,6 +12,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -88,11 +89,20 @@ type CycleReport struct {
 	// Unreadable are the finished jobs JobHistory could not serve, being
 	// retried or given up (the learner's record; nil without one).
 	Unreadable []calibrate.UnreadableJob
+	// Spark are the running Spark apps the learner has read (nil without
+	// a SparkReporter).
+	Spark []sparkobs.AppView
 }
 
 // UnreadableReporter is a Learner that keeps jobs it could not read.
 type UnreadableReporter interface {
 	Unreadable() []calibrate.UnreadableJob
+}
+
+// SparkReporter is a Learner that reads Spark apps (SparkLearner): what
+// it saw of them, for status and the report.
+type SparkReporter interface {
+	SparkApps() []sparkobs.AppView
 }
 
 // Loop runs control cycles. Run it with Run; one cycle with Once.
@@ -158,6 +168,9 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 		}
 		if u, ok := l.Learner.(UnreadableReporter); ok {
 			rep.Unreadable = u.Unreadable()
+		}
+		if s, ok := l.Learner.(SparkReporter); ok {
+			rep.Spark = s.SparkApps()
 		}
 	}
 	live, err := l.Observer.SchedulerConf(ctx)

@@ -34,6 +34,7 @@ func RecordCycle(b *StatusBoard, rep CycleReport) {
 		st.MutationsLastHour = rep.Outcome.MutationsLastHour
 		st.Inputs = rep.Inputs
 		st.Unreadable = append([]calibrate.UnreadableJob{}, rep.Unreadable...)
+		st.Spark = rep.Spark
 		st.Slot = d.Slot
 		st.JobViews = jobViews(rep.Snapshot)
 		st.NodesReadAt, st.NodesReused = rep.Snapshot.NodesReadAt, rep.Snapshot.NodesReused

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -172,6 +173,10 @@ type Status struct {
 	// Unreadable are finished jobs JobHistory listed but could not serve:
 	// skipped by calibration, retried on a schedule, then given up.
 	Unreadable []calibrate.UnreadableJob `json:"unreadableJobs"`
+	// Spark are the running Spark apps as the latest cycle read them:
+	// class, stage in progress, tasks, executors per type (nil when
+	// spark.enabled is off).
+	Spark []sparkobs.AppView `json:"sparkApps,omitempty"`
 	// Slot is the planning slot of the latest decision and where it came
 	// from (slotsize.go).
 	Slot SlotChoice `json:"slot"`

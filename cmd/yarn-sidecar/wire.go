@@ -188,6 +188,11 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, erro
 		d.Close()
 		return nil, err
 	}
+	if d.Spark != nil {
+		// The deadline report judges running Spark apps by their stages'
+		// remaining work (issue 36 item 5).
+		d.Decider.(*sidecar.PSDecider).Outlooks = d.Spark.Outlooks
+	}
 	return d, nil
 }
 

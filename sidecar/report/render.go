@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 )
 
 //go:embed assets/chart.umd.min.js
@@ -51,6 +52,8 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"onoff": onOff,
 	"adm":   admin,
 	"ps":    psText,
+	"stage": stageText,
+	"execs": executorsText,
 	"mul":   func(a, b int) int { return a * b },
 	"used":  usedText,
 	"pct1":  func(x float64) string { return trimPct(x) + "%" },
@@ -119,6 +122,7 @@ type view struct {
 	Status   sidecar.Status
 	Header   Header
 	Rows     []QueueRow
+	Spark    []sparkobs.AppView
 	Types    []string
 	Heat     []heatRow
 	Queues   map[string][]sidecar.JobStatus
@@ -240,7 +244,7 @@ func Render(w io.Writer, st sidecar.Status, opts Options) error {
 		opts.Outcomes = seenOutcomes(st.Finished)
 	}
 	v := view{Options: opts, Status: st, Header: HeaderOf(st), ChartJS: template.JS(chartJS), Queues: map[string][]sidecar.JobStatus{},
-		Window: fmtMinutes(SmoothWindow.Minutes()), Rows: StatusOf(st).Queues}
+		Window: fmtMinutes(SmoothWindow.Minutes()), Rows: StatusOf(st).Queues, Spark: sparkApps(st)}
 
 	types := map[string]bool{}
 	byClass := map[string]map[string]sidecar.RateStatus{}
