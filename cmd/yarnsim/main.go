@@ -45,7 +45,7 @@ func newRootCmd() *cobra.Command {
 		Long: `yarnsim serves a mini-cluster scenario: a Go stand-in for a YARN cluster that speaks the RM,
 MR AM and JobHistory REST formats and the scheduler-conf API, with an HDFS NameNode over the
 scenario's blocks, in virtual time running --speed times wall time, on loopback by default.
-It is not Hadoop: what it does not model is listed in testenv/README.md.`,
+It is not Hadoop: what it does not model is listed in testenv/sim/doc.go.`,
 		Example: `  yarnsim --scenario hetero-100            # serve, print the RM URL
   yarnsim demo                               # what make demo runs
   yarnsim compare --scenario my-cluster.yaml # stock vs best static vs sidecar`,
