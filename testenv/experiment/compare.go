@@ -1,11 +1,9 @@
 package experiment
 
 import (
-	"fmt"
 	"math"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -172,86 +170,6 @@ func Parallel(tasks []func() error) error {
 type NamedMutation struct {
 	Name     string
 	Mutation *schedconf.Mutation // nil: stock
-}
-
-// StaticFamily is what a skilled admin would try by hand on a cluster with
-// a GPU partition: stock; one queue targeted to the partition
-// (default-node-label-expression) with 50, 75 or 100% of it and the rest
-// shared by the others; two queues targeted to it, half each. Every member
-// passes the Capacity Scheduler's validation. Without a label, or with one
-// leaf queue, the family is stock alone.
-func StaticFamily(sc *sim.Scenario) ([]NamedMutation, error) {
-	base := schedconf.Conf(sc.Conf)
-	tree, err := schedconf.ParseTree(base)
-	if err != nil {
-		return nil, fmt.Errorf("scenario %s queues: %w", sc.Name, err)
-	}
-	var leaves []string
-	for _, q := range tree.Leaves() {
-		leaves = append(leaves, q.Path)
-	}
-	var label string
-	for _, l := range sc.Labels {
-		label = l.Name
-	}
-	family := []NamedMutation{{Name: "stock"}}
-	if label == "" || len(leaves) < 2 {
-		return family, nil
-	}
-	add := func(name string, gpuCap map[string]int, targeted []string) error {
-		to := base.Clone()
-		for _, q := range leaves {
-			to[schedconf.Key(q, "accessible-node-labels."+label+".capacity")] = strconv.Itoa(gpuCap[q])
-		}
-		for _, q := range targeted {
-			to[schedconf.Key(q, "default-node-label-expression")] = label
-		}
-		// The admin who routes queues to compute-only nodes also stops
-		// delay scheduling from throttling them (as the sidecar does).
-		to[schedconf.Prefix+"rack-locality-full-reset"] = "false"
-		if err := schedconf.Validate(to); err != nil {
-			return fmt.Errorf("static %s: %w", name, err)
-		}
-		m := schedconf.Diff(base, to)
-		family = append(family, NamedMutation{Name: name, Mutation: &m})
-		return nil
-	}
-	for _, q := range leaves {
-		for _, g := range []int{50, 75, 100} {
-			caps := spread(leaves, 100-g, q)
-			caps[q] = g
-			if err := add(fmt.Sprintf("%s→%s %d%%", ShortQueue(q), label, g), caps, []string{q}); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for i, a := range leaves {
-		for _, b := range leaves[i+1:] {
-			caps := map[string]int{a: 50, b: 50}
-			if err := add(fmt.Sprintf("%s+%s→%s 50/50", ShortQueue(a), ShortQueue(b), label), caps, []string{a, b}); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return family, nil
-}
-
-// spread shares total among the leaves other than skip, in whole percents.
-func spread(leaves []string, total int, skip string) map[string]int {
-	out := map[string]int{}
-	n := len(leaves) - 1
-	k := 0
-	for _, q := range leaves {
-		if q == skip {
-			continue
-		}
-		out[q] = total / n
-		if k < total%n {
-			out[q]++
-		}
-		k++
-	}
-	return out
 }
 
 // ShortQueue is a queue path's leaf name.
