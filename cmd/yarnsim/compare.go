@@ -33,6 +33,7 @@ func newCompareCmd() *cobra.Command {
 	fs.IntVar(&f.seeds, "seeds", 3, "seeds to run (1..N); the sweep uses other seeds")
 	fs.StringVarP(&f.output, "output", "o", "table", "output format: table or json")
 	fs.BoolVar(&f.secondDay, "second-day", false, "also run the sidecar's second day (history from a steered day)")
+	fs.BoolVar(&f.labels, "allow-node-label-changes", false, "let the sidecar lay out node labels (safety.allow_node_label_changes; off by default)")
 	return cmd
 }
 
@@ -40,6 +41,7 @@ type compareFlags struct {
 	scenario, output string
 	seeds            int
 	secondDay        bool
+	labels           bool
 }
 
 // runCompare runs `yarnsim compare ARGS` as the command line would.
@@ -62,7 +64,7 @@ func compare(f compareFlags, w io.Writer) error {
 	if *output != "table" && *output != "json" {
 		return fmt.Errorf("compare: -o must be table or json, got %q", *output)
 	}
-	o := experiment.CompareOptions{SecondDay: *secondDay}
+	o := experiment.CompareOptions{SecondDay: *secondDay, Labels: f.labels}
 	for i := 1; i <= *seeds; i++ {
 		o.Seeds = append(o.Seeds, int64(i))
 	}

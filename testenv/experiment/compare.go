@@ -34,6 +34,9 @@ type CompareOptions struct {
 	SecondDay bool
 	// MCSamples is the sidecar's Monte-Carlo samples per job (default 200).
 	MCSamples int
+	// Labels lets the steered runs lay out node labels
+	// (safety.allow_node_label_changes, off by default).
+	Labels bool
 	// Family replaces StaticFamily as the sweep's candidates (the nested
 	// trees' bench sweeps configurations written in the tree's own mode).
 	Family []NamedMutation
@@ -44,6 +47,7 @@ type Comparison struct {
 	Scenario   string
 	Seeds      []int64
 	StaticName string // the sweep's winner ("stock" when nothing beat it)
+	Switches   []Switch // the sidecar's switches in its runs
 	Stock      []Result
 	Static     []Result
 	Sidecar    []Result
@@ -102,7 +106,7 @@ func Compare(scenario string, o CompareOptions) (*Comparison, error) {
 		}
 	}
 	n := len(o.Seeds)
-	out := &Comparison{Scenario: scenario, Seeds: o.Seeds, StaticName: family[best].Name,
+	out := &Comparison{Scenario: scenario, Seeds: o.Seeds, StaticName: family[best].Name, Switches: SidecarSwitches(sc, o),
 		Stock: make([]Result, n), Static: make([]Result, n), Sidecar: make([]Result, n)}
 	if o.SecondDay {
 		out.Sidecar2 = make([]Result, n)
@@ -126,13 +130,13 @@ func Compare(scenario string, o CompareOptions) (*Comparison, error) {
 				return err
 			},
 			func() error {
-				r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, MCSamples: mc})
+				r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, MCSamples: mc, Labels: o.Labels})
 				out.Sidecar[k] = r
 				return err
 			})
 		if o.SecondDay {
 			tasks = append(tasks, func() error {
-				r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, WarmupSteered: true, MCSamples: mc})
+				r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, WarmupSteered: true, MCSamples: mc, Labels: o.Labels})
 				out.Sidecar2[k] = r
 				return err
 			})
