@@ -46,7 +46,7 @@ type CompareOptions struct {
 type Comparison struct {
 	Scenario   string
 	Seeds      []int64
-	StaticName string // the sweep's winner ("stock" when nothing beat it)
+	StaticName string   // the sweep's winner ("stock" when nothing beat it)
 	Switches   []Switch // the sidecar's switches in its runs
 	Stock      []Result
 	Static     []Result
