@@ -47,11 +47,16 @@ type HistoryLearner struct {
 	residuals *deadline.Residuals
 	loaded    bool
 	stale     bool // samples hold attempts the table does not reflect yet
+	// finished are the jobs the last Learn read (LastFinished).
+	finished []FinishedJob
 	computed  time.Time
 }
 
 // Learn implements Learner.
 func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error {
+	h.mu.Lock()
+	h.finished = nil
+	h.mu.Unlock()
 	cursor, err := h.Store.Cursor()
 	if err != nil {
 		return fmt.Errorf("read ingest cursor: %w", err)
@@ -67,7 +72,9 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 	addrs := cluster.IndexNodeAddresses(snap.Nodes)
 	added, partial := 0, false
 	var fresh []calibrate.Sample
+	var fin []FinishedJob
 	for _, a := range jobs {
+		fin = append(fin, FinishedJob{AppID: a.ID, Started: a.StartedTime, Finished: a.FinishedTime})
 		ss := calibrate.SamplesFromApp(addrs.WithAttemptNodes(a), h.ClassKey.ClassOf(a), types)
 		h.placeReads(a, ss)
 		n, err := h.Store.Add(ss)
@@ -84,6 +91,9 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 			cursor = a.FinishedTime
 		}
 	}
+	h.mu.Lock()
+	h.finished = fin
+	h.mu.Unlock()
 	if len(jobs) > 0 {
 		// Before the cursor moves: a failed close is retried with the jobs.
 		if err := h.closePredictions(jobs); err != nil {
@@ -155,6 +165,14 @@ func measuresUnknown(t *calibrate.Table, fresh, all []calibrate.Sample, minSampl
 		}
 	}
 	return false
+}
+
+// LastFinished implements FinishedReporter: the jobs the last Learn read
+// as finished, with their start and finish times.
+func (h *HistoryLearner) LastFinished() []FinishedJob {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.finished
 }
 
 // Refresh recomputes the CR table from the whole history.

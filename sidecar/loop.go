@@ -82,6 +82,23 @@ type CycleReport struct {
 	Layout *LayoutReport
 	// Inputs is the HDFS step's view of running jobs' inputs (nil when off).
 	Inputs *InputsReport
+	// Finished are the jobs the learner read as finished this cycle, with
+	// the RM's start and finish times (nil without a FinishedReporter).
+	Finished []FinishedJob
+}
+
+// FinishedJob is a finished job's start and finish as YARN recorded them
+// (the RM's or JobHistory's startedTime and finishedTime).
+type FinishedJob struct {
+	AppID    string
+	Started  time.Time
+	Finished time.Time
+}
+
+// FinishedReporter is a Learner that says which jobs its last Learn read
+// as finished, so the report times them by YARN's clock.
+type FinishedReporter interface {
+	LastFinished() []FinishedJob
 }
 
 // Loop runs control cycles. Run it with Run; one cycle with Once.
@@ -144,6 +161,9 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 		if err := l.Learner.Learn(ctx, snap); err != nil {
 			// Calibration history is kept; a failed ingest is retried next cycle.
 			log.Warn("calibration ingest failed", "error", err)
+		}
+		if f, ok := l.Learner.(FinishedReporter); ok {
+			rep.Finished = f.LastFinished()
 		}
 	}
 	live, err := l.Observer.SchedulerConf(ctx)
