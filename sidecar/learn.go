@@ -49,7 +49,7 @@ type HistoryLearner struct {
 	stale     bool // samples hold attempts the table does not reflect yet
 	// finished are the jobs the last Learn read (LastFinished).
 	finished []FinishedJob
-	computed  time.Time
+	computed time.Time
 }
 
 // Learn implements Learner.
