@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yarn-sidecar/yarn-sidecar/internal/manpage"
 	"github.com/yarn-sidecar/yarn-sidecar/internal/version"
 )
 
@@ -34,6 +35,7 @@ func newRootCmd() *cobra.Command {
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
 	root.AddCommand(cmds...)
+	root.AddCommand(manpage.Command("yarn-sidecar"))
 	return root
 }
 

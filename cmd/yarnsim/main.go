@@ -20,6 +20,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yarn-sidecar/yarn-sidecar/internal/manpage"
 	"github.com/yarn-sidecar/yarn-sidecar/internal/version"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/namenode"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/rmweb"
@@ -73,7 +74,7 @@ It is not Hadoop: what it does not model is listed in testenv/sim/doc.go.`,
 		},
 	}
 	sf.add(serveCmd)
-	root.AddCommand(serveCmd, newDemoCmd(), newCompareCmd())
+	root.AddCommand(serveCmd, newDemoCmd(), newCompareCmd(), manpage.Command("yarnsim"))
 	root.SetContext(context.Background())
 	return root
 }
