@@ -28,14 +28,13 @@ export SOURCE_DATE_EPOCH
 
 # Debian versions start with a digit and use '-' only before a Debian
 # revision: v0.1.0 -> 0.1.0, v0.1.0-3-gabc1234 -> 0.1.0+3.gabc1234, an
-# untagged abc1234 -> 0.0.0+gabc1234.
+# untagged commit abc1234 -> 0.0.0+gabc1234 (a hash may start with a digit).
 debversion() {
 	v=${1#v}
 	case $v in
-	[0-9]*) ;;
-	*) v="0.0.0+g$v" ;;
+	[0-9]*.[0-9]*) echo "$v" | sed 's/-/+/; s/-/./g' ;;
+	*) echo "0.0.0+g$v" | sed 's/-/./g' ;;
 	esac
-	echo "$v" | sed 's/-/+/; s/-/./g'
 }
 DEBVERSION=$(debversion "$VERSION")
 

@@ -49,6 +49,8 @@ type HistoryLearner struct {
 	stale     bool // samples hold attempts the table does not reflect yet
 	// finished are the jobs the last Learn read (LastFinished).
 	finished []FinishedJob
+	// splits are node types whose hosts run a class at two speeds.
+	splits []calibrate.TypeSplit
 	computed time.Time
 }
 
@@ -175,6 +177,13 @@ func (h *HistoryLearner) LastFinished() []FinishedJob {
 	return h.finished
 }
 
+// TypeSplits implements TypeSplitReporter, from the last recompute.
+func (h *HistoryLearner) TypeSplits() []calibrate.TypeSplit {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.splits
+}
+
 // Refresh recomputes the CR table from the whole history.
 func (h *HistoryLearner) Refresh() error {
 	all, err := h.Store.All()
@@ -196,8 +205,10 @@ func (h *HistoryLearner) recompute(all []calibrate.Sample) {
 	m := ModelsFromSamples(all)
 	bw := calibrate.Bandwidths(all, h.Options.MinSamples)
 	proc := calibrate.ProcessingTimes(all, h.Options.MinSamples)
+	splits := calibrate.TypeSplits(all, calibrate.SplitOptions{})
 	h.mu.Lock()
 	h.table, h.models, h.bw, h.proc = t, m, bw, proc
+	h.splits = splits
 	h.mu.Unlock()
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/robfig/cron/v3"
 
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -85,6 +86,9 @@ type CycleReport struct {
 	// Finished are the jobs the learner read as finished this cycle, with
 	// the RM's start and finish times (nil without a FinishedReporter).
 	Finished []FinishedJob
+	// TypeSplits are node types whose hosts run a class at two speeds
+	// (nil without a TypeSplitReporter).
+	TypeSplits []calibrate.TypeSplit
 }
 
 // FinishedJob is a finished job's start and finish as YARN recorded them
@@ -164,6 +168,9 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 		}
 		if f, ok := l.Learner.(FinishedReporter); ok {
 			rep.Finished = f.LastFinished()
+		}
+		if t, ok := l.Learner.(TypeSplitReporter); ok {
+			rep.TypeSplits = t.TypeSplits()
 		}
 	}
 	live, err := l.Observer.SchedulerConf(ctx)

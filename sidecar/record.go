@@ -375,6 +375,7 @@ func cycleWarnings(rep CycleReport, queues []QueueStatus) []string {
 			out = append(out, fmt.Sprintf("queue %s is at the high edge of its band (%.1f%% of parent, band %.1f–%.1f%%)", name, q.Capacity, ptr(q.BandLow), *q.BandHigh))
 		}
 	}
+	out = append(out, NodeTypeHints(rep.TypeSplits)...)
 	if rep.Err != nil {
 		out = append(out, "last cycle failed: "+rep.Err.Error())
 	}
