@@ -50,7 +50,7 @@ type HistoryLearner struct {
 	// finished are the jobs the last Learn read (LastFinished).
 	finished []FinishedJob
 	// splits are node types whose hosts run a class at two speeds.
-	splits []calibrate.TypeSplit
+	splits   []calibrate.TypeSplit
 	computed time.Time
 }
 
