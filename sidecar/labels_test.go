@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -304,7 +305,7 @@ func TestLayouterWaitsForAStableProposal(t *testing.T) {
 			t.Fatalf("step %d: ready %v waiting %q, want %v %q (layout %+v)", i, rep.Ready, rep.Waiting, s.ready, s.wait, rep.Layout)
 		}
 	}
-	l.Applied(snap.Time)
+	l.Attempted(snap.Time, ResultApplied, nil)
 	// Right after a change the interval holds the next one back.
 	for i := 0; i < 3; i++ {
 		snap.Time = snap.Time.Add(time.Minute)
@@ -316,6 +317,52 @@ func TestLayouterWaitsForAStableProposal(t *testing.T) {
 	snap.Time = snap.Time.Add(time.Hour)
 	if rep, _ := l.Propose(snap, nil); !rep.Ready {
 		t.Fatalf("not ready an hour later: %q", rep.Waiting)
+	}
+}
+
+// Every attempt, whatever its result, holds the next one back for
+// MinInterval and says why (issue 33: a layout the RM ignored was retried
+// every cycle).
+func TestLayouterCountsEveryAttempt(t *testing.T) {
+	for _, tc := range []struct {
+		res     Result
+		err     error
+		waiting string
+	}{
+		{ResultApplied, nil, "last label change 10m0s ago (min interval 1h0m0s)"},
+		{ResultRolledBack, errors.New("read-back after apply differs"), "last label change rolled-back 10m0s ago, not retried before the min interval 1h0m0s: read-back after apply differs"},
+		{ResultFailed, errors.New("rollback failed"), "last label change failed 10m0s ago, not retried before the min interval 1h0m0s: rollback failed"},
+		{ResultRejected, errors.New("node x is not in the cluster"), "last label change rejected 10m0s ago, not retried before the min interval 1h0m0s: node x is not in the cluster"},
+	} {
+		t.Run(string(tc.res), func(t *testing.T) {
+			snap := cluster.Snapshot{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			for i, typ := range []string{"cpu", "cpu", "cpu", "gpu"} {
+				snap.Nodes = append(snap.Nodes, cluster.Node{ID: fmt.Sprintf("%s-%d:8041", typ, i), Host: fmt.Sprintf("%s-%d", typ, i), State: "RUNNING",
+					Total: cluster.Resource{MemoryMB: 16384}})
+			}
+			snap.Apps = []cluster.App{{ID: "a1", Queue: "root.ml", State: cluster.AppRunning, Tags: []string{"jobclass=train"},
+				Allocated: cluster.Resource{MemoryMB: 16384}}}
+			table := calibrate.Estimate(trainSamples(), calibrate.Options{MinSamples: 1, Reference: map[string]string{"*": "cpu"}})
+			l := &LabelLayouter{Table: func() *calibrate.Table { return table }, ClassKey: calibrate.ClassKey("tag"),
+				Classifier: calibrate.Classifier{Rules: []calibrate.NodeTypeRule{{Name: "gpu", HostPattern: "gpu-*"}, {Name: "cpu", HostPattern: "cpu-*"}}},
+				Config:     LabelsConfig{StableCycles: 1, MinInterval: time.Hour}}
+			if rep, _ := l.Propose(snap, nil); !rep.Ready {
+				t.Fatalf("not ready before any attempt: %q", rep.Waiting)
+			}
+			l.Attempted(snap.Time, tc.res, tc.err)
+			snap.Time = snap.Time.Add(10 * time.Minute)
+			rep, _ := l.Propose(snap, nil)
+			if rep.Ready || rep.Waiting != tc.waiting {
+				t.Errorf("10 min after a %s attempt: ready %v, waiting %q, want %q", tc.res, rep.Ready, rep.Waiting, tc.waiting)
+			}
+			if rep.LastAttempt == nil || rep.LastAttempt.Result != tc.res {
+				t.Errorf("last attempt %+v, want %s", rep.LastAttempt, tc.res)
+			}
+			snap.Time = snap.Time.Add(50 * time.Minute)
+			if rep, _ := l.Propose(snap, nil); !rep.Ready {
+				t.Errorf("not ready once the interval passed: %q", rep.Waiting)
+			}
+		})
 	}
 }
 

@@ -53,9 +53,21 @@ type LabelLayouter struct {
 	// label the sidecar creates had no admin guarantee there.
 	FirstSeen *FirstSeen
 
-	proposal    string // the last proposal's fingerprint
-	stable      int
-	lastApplied time.Time
+	proposal string // the last proposal's fingerprint
+	stable   int
+	// last is the last attempt to change the labels, whatever came of it:
+	// a rolled-back or failed attempt waits MinInterval like an applied one
+	// (issue 33: a real RM that ignored the label body saw the same layout
+	// retried 8 cycles in a row, 4 writes each).
+	last LayoutAttempt
+}
+
+// LayoutAttempt is the last label change the step tried: when, what came of
+// it and, when it did not land, why.
+type LayoutAttempt struct {
+	Time   time.Time `json:"time"`
+	Result Result    `json:"result"`
+	Error  string    `json:"error,omitempty"`
 }
 
 // LayoutReport is what the label step saw and did in one cycle.
@@ -67,6 +79,8 @@ type LayoutReport struct {
 	Result  Result          `json:"result,omitempty"`
 	Error   string          `json:"error,omitempty"`
 	Waiting string          `json:"waiting,omitempty"` // why it did not act
+	// LastAttempt is the last label change tried (nil before the first).
+	LastAttempt *LayoutAttempt `json:"lastAttempt,omitempty"`
 }
 
 // LayoutInput gathers the layout's inputs from a snapshot: each node's
@@ -156,25 +170,43 @@ func (l *LabelLayouter) Propose(snap cluster.Snapshot, existing []yarn.Label) (L
 	if need <= 0 {
 		need = 3
 	}
-	interval := l.Config.MinInterval
-	if interval <= 0 {
-		interval = time.Hour
-	}
+	interval := l.interval()
 	switch {
 	case ch.Empty():
 		rep.Waiting = "nothing to change"
 	case l.stable < need:
 		rep.Waiting = fmt.Sprintf("proposed %d of %d cycles in a row", l.stable, need)
-	case !l.lastApplied.IsZero() && snap.Time.Sub(l.lastApplied) < interval:
-		rep.Waiting = fmt.Sprintf("last label change %s ago (min interval %s)", snap.Time.Sub(l.lastApplied).Round(time.Second), interval)
+	case !l.last.Time.IsZero() && snap.Time.Sub(l.last.Time) < interval:
+		rep.Waiting = l.last.waiting(snap.Time, interval)
 	default:
 		rep.Ready = true
+	}
+	if !l.last.Time.IsZero() {
+		last := l.last
+		rep.LastAttempt = &last
 	}
 	return rep, nil
 }
 
-// Applied records a label change put in place at t.
-func (l *LabelLayouter) Applied(t time.Time) { l.lastApplied, l.stable, l.proposal = t, 0, "" }
+// waiting says why the step waits after an attempt at t0.
+func (a LayoutAttempt) waiting(now time.Time, interval time.Duration) string {
+	ago := now.Sub(a.Time).Round(time.Second)
+	if a.Result == ResultApplied || a.Result == ResultDryRun {
+		return fmt.Sprintf("last label change %s ago (min interval %s)", ago, interval)
+	}
+	return fmt.Sprintf("last label change %s %s ago, not retried before the min interval %s: %s", a.Result, ago, interval, a.Error)
+}
+
+// Attempted records a label change tried at t, whatever its result: every
+// attempt, landed or not, starts MinInterval, and the layout must be
+// proposed StableCycles in a row again.
+func (l *LabelLayouter) Attempted(t time.Time, res Result, err error) {
+	l.last = LayoutAttempt{Time: t, Result: res}
+	if err != nil {
+		l.last.Error = err.Error()
+	}
+	l.stable, l.proposal = 0, ""
+}
 
 // fingerprint identifies a change: the nodes to relabel and their labels.
 func fingerprint(ch LabelChange) string {
@@ -226,9 +258,25 @@ func (l *Loop) layoutStep(ctx context.Context, snap cluster.Snapshot, applier *A
 	if err != nil {
 		rep.Error = err.Error()
 	}
-	if res == ResultApplied || res == ResultDryRun {
-		l.Labels.Applied(snap.Time)
+	l.Labels.Attempted(snap.Time, res, err)
+	last := l.Labels.last
+	rep.LastAttempt = &last
+	// The reason is logged once, by ApplyLabels ("node labels not
+	// applied"); the cycles that wait after it say why in the status only
+	// (rep.Waiting, LastAttempt), not in the log.
+	if err != nil {
+		log.Warn("node-label layout not applied; not retried before labels.min_interval", "result", res, "nodes", len(rep.Change.Nodes),
+			"labels", len(rep.Change.Add), "next_attempt_after", snap.Time.Add(l.Labels.interval()))
+	} else {
+		log.Info("node-label layout", "result", res, "nodes", len(rep.Change.Nodes), "labels", len(rep.Change.Add))
 	}
-	log.Info("node-label layout", "result", res, "nodes", len(rep.Change.Nodes), "labels", len(rep.Change.Add), "error", err)
 	return &rep
+}
+
+// interval is MinInterval or its default.
+func (l *LabelLayouter) interval() time.Duration {
+	if l.Config.MinInterval <= 0 {
+		return time.Hour
+	}
+	return l.Config.MinInterval
 }

@@ -25,6 +25,9 @@ func RecordCycle(b *StatusBoard, rep CycleReport) {
 		st.Jobs, st.Rates, st.Queues = d.Jobs, d.Rates, d.Queues
 		st.SumPS, st.MinPS, st.BoundPS = d.SumPS, d.MinPS, d.BoundPS
 		st.Preemption = rep.Preemption
+		if rep.Layout != nil {
+			st.Labels = rep.Layout
+		}
 		if p := rep.Preemption; p != nil {
 			on := p.On
 			st.PreemptionEnabled = &on

@@ -203,6 +203,10 @@ type Overview struct {
 	PreemptionEnabled *bool `json:"preemptionEnabled,omitempty"`
 	// LostWorkSeconds is container-seconds lost to preemption, when measured.
 	LostWorkSeconds *float64 `json:"lostWorkSeconds,omitempty"`
+	// Labels is the node-label step's last report (nil when the step is
+	// off): why it waits, and the last attempt's result and error, kept
+	// between attempts so a layout that did not land says why once.
+	Labels *LayoutReport `json:"labels,omitempty"`
 	// Warnings are this cycle's: unreadable snapshot parts, decision notes.
 	Warnings []string `json:"warnings"`
 	// Mutations counts plans that changed the configuration per hour:

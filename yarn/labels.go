@@ -11,9 +11,14 @@ import (
 // Node-label writes (RMWebServices: add-node-labels, remove-node-labels,
 // replace-node-to-labels). On success they answer an empty 200. A body the
 // RM cannot map onto NodeLabelsInfo or NodeToLabelsEntryList is also
-// answered 200 and changes nothing, so callers read back (NodePartitions,
-// NodeLabels) and compare. Bodies use arrays, the form every Jersey JSON
-// configuration accepts.
+// answered 200: Jersey drops keys it does not know, so an entry whose
+// labels sit under any key but "labels" reads as an empty list, and the
+// RM removes the node's label (recorded on 3.3.6: the key "nodeLabels"
+// changed nothing on an unlabelled node and unlabelled a labelled one).
+// A 200 proves nothing; callers read back (NodePartitions, NodeLabels) and
+// compare. Bodies use arrays, the form every Jersey JSON configuration
+// accepts, and exactly the keys the recordings confirm (testenv/rmweb's
+// golden write test holds each form to a recording).
 
 // AddNodeLabels is POST /add-node-labels.
 func (c *Client) AddNodeLabels(ctx context.Context, labels []Label) error {
@@ -32,18 +37,23 @@ func (c *Client) AddNodeLabels(ctx context.Context, labels []Label) error {
 }
 
 // RemoveNodeLabels is POST /remove-node-labels?labels=a&labels=b; the RM
-// refuses while a node still carries one of them.
+// refuses while a queue's accessible-node-labels names one of them
+// (recorded) and takes them off any node that still carries them (Hadoop's
+// CommonNodeLabelsManager; not recorded).
 func (c *Client) RemoveNodeLabels(ctx context.Context, names []string) error {
 	defer c.InvalidateNodes()
 	return c.postJSON(ctx, "/ws/v1/cluster/remove-node-labels", url.Values{"labels": names}, nil)
 }
 
 // ReplaceNodeLabels is POST /replace-node-to-labels: node id (host:port) →
-// its one label, "" for the default partition.
+// its one label, "" for the default partition. Each entry is
+// {"nodeId":..., "labels":[...]}: Hadoop's NodeToLabelsEntry names the list
+// "labels" (recorded on 3.3.6; the former "nodeLabels" key was read as an
+// empty list).
 func (c *Client) ReplaceNodeLabels(ctx context.Context, nodeToLabel map[string]string) error {
 	type entry struct {
-		NodeID     string   `json:"nodeId"`
-		NodeLabels []string `json:"nodeLabels"`
+		NodeID string   `json:"nodeId"`
+		Labels []string `json:"labels"`
 	}
 	body := struct {
 		NodeToLabels []entry `json:"nodeToLabels"`
@@ -54,9 +64,9 @@ func (c *Client) ReplaceNodeLabels(ctx context.Context, nodeToLabel map[string]s
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		e := entry{NodeID: id, NodeLabels: []string{}}
+		e := entry{NodeID: id, Labels: []string{}}
 		if l := nodeToLabel[id]; l != "" {
-			e.NodeLabels = []string{l}
+			e.Labels = []string{l}
 		}
 		body.NodeToLabels = append(body.NodeToLabels, e)
 	}

@@ -69,6 +69,11 @@ func HeaderOf(st sidecar.Status) Header {
 	if strings.EqualFold(st.ValidationPath, "local-only") {
 		h.Warnings = append(h.Warnings, "RM-side validation unavailable: plans are checked locally only before they are applied")
 	}
+	if l := st.Labels; l != nil && l.LastAttempt != nil && l.LastAttempt.Error != "" {
+		a := l.LastAttempt
+		h.Warnings = append(h.Warnings, fmt.Sprintf("node-label layout %s at %s, not retried before labels.min_interval: %s",
+			a.Result, a.Time.UTC().Format(time.RFC3339), a.Error))
+	}
 	if c := h.Coverage; c.Cells > 0 && c.Known < c.Cells {
 		h.Warnings = append(h.Warnings, fmt.Sprintf("calibration incomplete: %d of %d class × node-type rates unknown (taken as 1 until measured)", c.Cells-c.Known, c.Cells))
 	}

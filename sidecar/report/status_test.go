@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 )
 
 // The status says when the node listing was read: this cycle, or reused
@@ -47,6 +49,36 @@ func TestStatusNodesReadAt(t *testing.T) {
 			}
 			if (doc.Header.NodesReadAt != nil) != tc.present || (tc.present && !doc.Header.NodesReadAt.Equal(tc.readAt)) {
 				t.Errorf("JSON nodesReadAt %v, want %v", doc.Header.NodesReadAt, tc.readAt)
+			}
+		})
+	}
+}
+
+// A label layout that did not land says why in the header's warnings, for
+// as long as it is the last attempt; an applied one says nothing.
+func TestStatusLabelAttemptWarning(t *testing.T) {
+	at := time.Date(2026, 11, 27, 22, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		attempt *sidecar.LayoutAttempt
+		want    string
+	}{
+		{"none", nil, ""},
+		{"applied", &sidecar.LayoutAttempt{Time: at, Result: sidecar.ResultApplied}, ""},
+		{"rolled back", &sidecar.LayoutAttempt{Time: at, Result: sidecar.ResultRolledBack, Error: "read-back after apply differs"},
+			"node-label layout rolled-back at 2026-11-27T22:00:00Z, not retried before labels.min_interval: read-back after apply differs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := sampleStatus()
+			st.Labels = &sidecar.LayoutReport{LastAttempt: tc.attempt}
+			var got string
+			for _, w := range HeaderOf(st).Warnings {
+				if strings.Contains(w, "node-label layout") {
+					got = w
+				}
+			}
+			if got != tc.want {
+				t.Errorf("warning %q, want %q", got, tc.want)
 			}
 		})
 	}

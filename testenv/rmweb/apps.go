@@ -246,14 +246,18 @@ func (h *handler) appPriority(w http.ResponseWriter, r *http.Request, a App) {
 	if !method(w, r, http.MethodPut) || !h.authorizeWrite(w, r, false) {
 		return
 	}
+	// AppPriority's priority is a Java int and Jersey drops keys it does
+	// not know: a body without "priority" sets 0 (RMWebServices
+	// .updateApplicationPriority; documented, not recorded). A body Jersey
+	// cannot read at all is a 400.
 	var body struct {
-		Priority *int `json:"priority"`
+		Priority int `json:"priority"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(&body); err != nil || body.Priority == nil {
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<16)).Decode(&body); err != nil {
 		plain(w, http.StatusBadRequest, fmt.Sprintf("Invalid priority body for %s: want {\"priority\":N}", a.ID))
 		return
 	}
-	got, err := h.s.SetAppPriority(a.ID, *body.Priority)
+	got, err := h.s.SetAppPriority(a.ID, body.Priority)
 	if err != nil {
 		plain(w, http.StatusBadRequest, err.Error())
 		return

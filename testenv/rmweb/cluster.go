@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
-	"io"
 	"net/http"
 	"sort"
 	"strconv"
@@ -149,77 +148,6 @@ func (h *handler) node(w http.ResponseWriter, r *http.Request) {
 	notFound(w, "nodeId, "+id+", is not found")
 }
 
-// Node labels use Jersey's default JSON (HADOOP-API.md §0): the root is
-// dropped, booleans come out as strings and a single element is an object
-// (recorded: {"nodeLabelInfo":{"name":"gpu","exclusivity":"false"}}).
-func (h *handler) getNodeLabels(w http.ResponseWriter, r *http.Request) {
-	var infos []map[string]any
-	for _, l := range h.s.Labels() {
-		infos = append(infos, map[string]any{"name": l.Name, "exclusivity": strconv.FormatBool(l.Exclusive)})
-	}
-	body := map[string]any{}
-	if v := jerseyList(infos); v != nil {
-		body["nodeLabelInfo"] = v
-	}
-	writeJSON(w, body)
-}
-
-func (h *handler) labelInfos(names []string) []map[string]any {
-	ex := map[string]bool{}
-	for _, l := range h.s.Labels() {
-		ex[l.Name] = l.Exclusive
-	}
-	var out []map[string]any
-	for _, l := range names {
-		out = append(out, map[string]any{"name": l, "exclusivity": strconv.FormatBool(ex[l])})
-	}
-	return out
-}
-
-func (h *handler) getNodeToLabels(w http.ResponseWriter, r *http.Request) {
-	var entries []map[string]any
-	for _, n := range h.s.Nodes() {
-		if len(n.Labels) == 0 {
-			continue
-		}
-		entries = append(entries, map[string]any{"key": n.ID, "value": map[string]any{"nodeLabelInfo": jerseyList(h.labelInfos(n.Labels))}})
-	}
-	inner := map[string]any{}
-	if v := jerseyList(entries); v != nil {
-		inner["entry"] = v
-	}
-	writeJSON(w, map[string]any{"nodeToLabels": inner})
-}
-
-// labelMappings serves /ws/v1/cluster/label-mappings (labels to nodes;
-// recorded: {"labelsToNodes":{"entry":{"key":{"name":"gpu",...},
-// "value":{"nodes":"gpunode:45451"}}}}).
-func (h *handler) labelMappings(w http.ResponseWriter, r *http.Request) {
-	want := map[string]bool{}
-	for _, l := range r.URL.Query()["labels"] {
-		want[l] = true
-	}
-	byLabel := map[string][]string{}
-	for _, n := range h.s.Nodes() {
-		for _, l := range n.Labels {
-			byLabel[l] = append(byLabel[l], n.ID)
-		}
-	}
-	var entries []map[string]any
-	for _, l := range h.s.Labels() {
-		if len(byLabel[l.Name]) == 0 || (len(want) > 0 && !want[l.Name]) {
-			continue
-		}
-		entries = append(entries, map[string]any{"key": h.labelInfos([]string{l.Name})[0],
-			"value": map[string]any{"nodes": jerseyList(byLabel[l.Name])}})
-	}
-	inner := map[string]any{}
-	if v := jerseyList(entries); v != nil {
-		inner["entry"] = v
-	}
-	writeJSON(w, map[string]any{"labelsToNodes": inner})
-}
-
 // webAppNotFound is the RM web app's HTML 404 for a path no REST resource
 // serves (recorded for /ws/v1/cluster/get-labels-to-nodes).
 func webAppNotFound(w http.ResponseWriter, r *http.Request) {
@@ -228,77 +156,6 @@ func webAppNotFound(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "<!DOCTYPE html PUBLIC \"-//W3C//DTD HTML 4.01//EN\" \"http://www.w3.org/TR/html4/strict.dtd\">\n<html>\n  <title>\n    Sorry, got error 404\n  </title>\n"+
 		"  <div id=\"msg\">\n    <h1>\n      Sorry, got error 404\n    </h1>\n    <pre>org.apache.hadoop.yarn.webapp.WebAppException: %s: controller for v1 not found\n</pre>\n  </div>\n</html>\n",
 		html.EscapeString(strings.TrimPrefix(r.URL.Path, "/ws")))
-}
-
-func (h *handler) addNodeLabels(w http.ResponseWriter, r *http.Request) {
-	if !method(w, r, http.MethodPost) || !h.authorizeWrite(w, r, true) {
-		return
-	}
-	var body struct {
-		NodeLabelInfo json.RawMessage `json:"nodeLabelInfo"`
-	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil {
-		badRequest(w, "bad node labels body: "+err.Error())
-		return
-	}
-	var infos []struct {
-		Name        string `json:"name"`
-		Exclusivity any    `json:"exclusivity"`
-	}
-	raw := strings.TrimSpace(string(body.NodeLabelInfo))
-	if strings.HasPrefix(raw, "{") {
-		raw = "[" + raw + "]"
-	}
-	if err := json.Unmarshal([]byte(raw), &infos); err != nil {
-		badRequest(w, "bad nodeLabelInfo: "+err.Error())
-		return
-	}
-	var labels []Label
-	for _, i := range infos {
-		ex := fmt.Sprint(i.Exclusivity) != "false"
-		labels = append(labels, Label{Name: i.Name, Exclusive: ex})
-	}
-	if err := h.s.AddLabels(labels); err != nil {
-		badRequest(w, err.Error())
-		return
-	}
-	w.WriteHeader(http.StatusOK)
-}
-
-func (h *handler) removeNodeLabels(w http.ResponseWriter, r *http.Request) {
-	if !method(w, r, http.MethodPost) || !h.authorizeWrite(w, r, true) {
-		return
-	}
-	if err := h.s.RemoveLabels(r.URL.Query()["labels"]); err != nil {
-		badRequest(w, err.Error())
-		return
-	}
-	w.WriteHeader(http.StatusOK)
-}
-
-func (h *handler) replaceNodeToLabels(w http.ResponseWriter, r *http.Request) {
-	if !method(w, r, http.MethodPost) || !h.authorizeWrite(w, r, true) {
-		return
-	}
-	var body struct {
-		NodeToLabels []struct {
-			NodeID     string   `json:"nodeId"`
-			NodeLabels []string `json:"nodeLabels"`
-		} `json:"nodeToLabels"`
-	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 8<<20)).Decode(&body); err != nil {
-		badRequest(w, "bad nodeToLabels body: "+err.Error())
-		return
-	}
-	m := map[string][]string{}
-	for _, e := range body.NodeToLabels {
-		m[e.NodeID] = e.NodeLabels
-	}
-	if err := h.s.ReplaceNodeLabels(m); err != nil {
-		badRequest(w, err.Error())
-		return
-	}
-	w.WriteHeader(http.StatusOK)
 }
 
 // scheduler serves /ws/v1/cluster/scheduler: the CapacityScheduler tree.

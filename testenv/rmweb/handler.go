@@ -113,17 +113,34 @@ func (h *handler) authorizeWrite(w http.ResponseWriter, r *http.Request, admin b
 			"Unable to obtain user name, user not authenticated")
 		return false
 	}
-	if admin && len(h.o.AdminUsers) > 0 {
-		for _, a := range h.o.AdminUsers {
-			if a == u || a == "*" {
-				return true
-			}
-		}
+	if admin && !h.isAdmin(r) {
 		remoteError(w, http.StatusForbidden, "ForbiddenException", "org.apache.hadoop.yarn.webapp.ForbiddenException",
 			"java.lang.Exception: Only admins can carry out this operation.")
 		return false
 	}
 	return true
+}
+
+// isAdmin: the caller is in yarn.admin.acl (any caller when it is unset).
+// Without ?user.name= the RM acts as hadoop.http.staticuser.user (recorded:
+// a PUT without user.name under staticuser hadoop, an admin, was applied).
+func (h *handler) isAdmin(r *http.Request) bool {
+	if len(h.o.AdminUsers) == 0 {
+		return true
+	}
+	u := user(r)
+	if u == "" {
+		u = h.o.StaticUser
+		if u == "" {
+			u = "dr.who"
+		}
+	}
+	for _, a := range h.o.AdminUsers {
+		if a == u || a == "*" {
+			return true
+		}
+	}
+	return false
 }
 
 func method(w http.ResponseWriter, r *http.Request, allowed ...string) bool {

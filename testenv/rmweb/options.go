@@ -19,6 +19,9 @@ type Options struct {
 	// others on admin endpoints).
 	RequireUser bool
 	AdminUsers  []string
+	// StaticUser is hadoop.http.staticuser.user, the user a request without
+	// ?user.name= acts as ("" = Hadoop's default dr.who).
+	StaticUser string
 	// MaxAppPriority is yarn.cluster.max-application-priority.
 	MaxAppPriority int
 	// HAState is reported in clusterInfo (ACTIVE, STANDBY). An HA pair is
@@ -32,4 +35,11 @@ type Options struct {
 	// AM proxy's redirect for finished apps; "" means the host the request
 	// came to (the mini cluster serves JobHistory on the RM's port).
 	JobHistoryAddress string
+	// ReplaceLabelsReadEmpty makes replace-node-to-labels read every
+	// entry's labels as an empty list, whatever the body says: the real RM
+	// with a body whose labels it cannot read (recorded on 3.3.6 for the
+	// key "nodeLabels": 200, an unlabelled node unchanged, a labelled one
+	// unlabelled). It lets a test see a label write that answers 200 and
+	// does not land.
+	ReplaceLabelsReadEmpty bool
 }

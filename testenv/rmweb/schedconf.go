@@ -30,12 +30,23 @@ func confText(w http.ResponseWriter, status int, msg string) {
 }
 
 // schedConf serves GET and PUT /ws/v1/cluster/scheduler-conf.
+// GET is for admins only (RMWebServices: "Only admin user is allowed to
+// read scheduler conf"); a PUT from a non-admin is refused by the
+// configuration provider's queue ACL check, 400 plain text (recorded).
 func (h *handler) schedConf(w http.ResponseWriter, r *http.Request) {
-	if !method(w, r, http.MethodGet, http.MethodPut) || !h.authorizeWrite(w, r, true) {
+	if !method(w, r, http.MethodGet, http.MethodPut) || !h.authorizeWrite(w, r, r.Method == http.MethodGet) {
 		return
 	}
 	if !h.o.MutableConfStore {
-		plain(w, http.StatusBadRequest, notMutable)
+		msg := notMutable
+		if r.Method == http.MethodGet {
+			msg = "This API only supports to retrieve scheduler configuration from a mutable-conf scheduler, underneath scheduler CapacityScheduler is not an instance of MutableConfScheduler"
+		}
+		confText(w, http.StatusBadRequest, msg)
+		return
+	}
+	if r.Method == http.MethodPut && !h.isAdmin(r) {
+		confText(w, http.StatusBadRequest, "User is not admin of all modified queues.")
 		return
 	}
 	if r.Method == http.MethodGet {
@@ -77,12 +88,14 @@ func (h *handler) readMutation(w http.ResponseWriter, r *http.Request) (schedcon
 	return m, true
 }
 
+// schedConfValidate does not check the admin ACL (recorded: a non-admin's
+// validate answered 200 with the resulting configuration).
 func (h *handler) schedConfValidate(w http.ResponseWriter, r *http.Request) {
-	if !method(w, r, http.MethodPost) || !h.authorizeWrite(w, r, true) {
+	if !method(w, r, http.MethodPost) || !h.authorizeWrite(w, r, false) {
 		return
 	}
 	if !h.o.MutableConfStore {
-		plain(w, http.StatusBadRequest, notMutableValidate)
+		confText(w, http.StatusBadRequest, notMutableValidate)
 		return
 	}
 	m, ok := h.readMutation(w, r)

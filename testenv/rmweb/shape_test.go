@@ -328,6 +328,14 @@ func TestRESTShapes(t *testing.T) {
 		{name: "app priority put above max", on: "rm", method: "PUT", path: "/ws/v1/cluster/apps/" + app + "/priority", body: `{"priority":99}`, status: 200, json: func(t *testing.T, v map[string]any) {
 			sEq(t, v, "priority", 10.0) // yarn.cluster.max-application-priority
 		}},
+		// Jersey drops unknown keys and AppPriority.priority is an int: a
+		// body without it sets 0 (RMWebServices; not recorded).
+		{name: "app priority put without the key", on: "rm", method: "PUT", path: "/ws/v1/cluster/apps/" + app + "/priority", body: `{"prio":7}`, status: 200, json: func(t *testing.T, v map[string]any) {
+			sEq(t, v, "priority", 0.0)
+		}},
+		{name: "app priority put back", on: "rm", method: "PUT", path: "/ws/v1/cluster/apps/" + app + "/priority", body: `{"priority":10}`, status: 200, json: func(t *testing.T, v map[string]any) {
+			sEq(t, v, "priority", 10.0)
+		}},
 		{name: "app queue put", on: "rm", method: "PUT", path: "/ws/v1/cluster/apps/" + app + "/queue", body: `{"queue":"sort"}`, status: 200, json: func(t *testing.T, v map[string]any) {
 			sExactly(t, v, "queue:string")
 			sEq(t, v, "queue", "sort")
@@ -377,12 +385,23 @@ func TestRESTShapes(t *testing.T) {
 				t.Errorf("labels %v, want gpu=false ssd=true", ex)
 			}
 		}},
+		// Hadoop's NodeToLabelsEntry reads the key "labels" (recorded).
 		{name: "replace-node-to-labels", on: "rm", method: "POST", path: "/ws/v1/cluster/replace-node-to-labels",
-			body: `{"nodeToLabels":[{"nodeId":"` + cpuNode + `","nodeLabels":["ssd"]}]}`, status: 200},
+			body: `{"nodeToLabels":[{"nodeId":"` + cpuNode + `","labels":["ssd"]}]}`, status: 200},
 		{name: "get-node-to-labels after replace", on: "rm", path: "/ws/v1/cluster/get-node-to-labels", status: 200, json: func(t *testing.T, v map[string]any) {
 			got := nodeToLabels(t, v)
 			if strings.Join(got[cpuNode], ",") != "ssd" || strings.Join(got[gpuNode], ",") != "gpu" {
 				t.Errorf("node to labels %v", got)
+			}
+		}},
+		// Any other key is dropped: the entry reads as no label, and a
+		// labelled node loses its label (recorded on 3.3.6).
+		{name: "replace-node-to-labels, key nodeLabels", on: "rm", method: "POST", path: "/ws/v1/cluster/replace-node-to-labels",
+			body: `{"nodeToLabels":[{"nodeId":"` + cpuNode + `","nodeLabels":["ssd"]}]}`, status: 200},
+		{name: "get-node-to-labels after the nodeLabels key", on: "rm", path: "/ws/v1/cluster/get-node-to-labels", status: 200, json: func(t *testing.T, v map[string]any) {
+			got := nodeToLabels(t, v)
+			if len(got[cpuNode]) != 0 || strings.Join(got[gpuNode], ",") != "gpu" {
+				t.Errorf("node to labels %v, want %s unlabelled", got, cpuNode)
 			}
 		}},
 		{name: "node replace-labels (clear)", on: "rm", method: "POST", path: "/ws/v1/cluster/nodes/" + cpuNode + "/replace-labels", status: 200},

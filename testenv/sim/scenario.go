@@ -38,13 +38,18 @@ type Scenario struct {
 	// ConfStore is yarn.scheduler.configuration.store.class: file (as
 	// file_store: true), memory, fs, zk or leveldb; leveldb serves
 	// scheduler-conf/validate broken as a real leveldb store breaks it.
-	ConfStore  string            `yaml:"conf_store"`
-	Labels     []LabelSpec       `yaml:"labels"`
-	NodeTypes  []NodeTypeSpec    `yaml:"node_types"`
-	Classes    []ClassSpec       `yaml:"classes"`
-	Conf       map[string]string `yaml:"conf"`
-	Jobs       []JobSpec         `yaml:"jobs"`
-	Generators []GeneratorSpec   `yaml:"generators"`
+	ConfStore string `yaml:"conf_store"`
+	// LabelWritesReadEmpty makes the RM read every replace-node-to-labels
+	// entry's labels as empty (rmweb.Options.ReplaceLabelsReadEmpty): a
+	// label write answered 200 that does not land, as the real RM did with
+	// a body under the wrong key.
+	LabelWritesReadEmpty bool              `yaml:"label_writes_read_empty"`
+	Labels               []LabelSpec       `yaml:"labels"`
+	NodeTypes            []NodeTypeSpec    `yaml:"node_types"`
+	Classes              []ClassSpec       `yaml:"classes"`
+	Conf                 map[string]string `yaml:"conf"`
+	Jobs                 []JobSpec         `yaml:"jobs"`
+	Generators           []GeneratorSpec   `yaml:"generators"`
 	// Trace adds the jobs of a SWIM-format trace (see TraceSpec, fb.go).
 	Trace *TraceSpec `yaml:"trace"`
 

@@ -18,7 +18,7 @@ func (c *Cluster) Handler() http.Handler {
 func (c *Cluster) RMOptions() rmweb.Options {
 	return rmweb.Options{ClusterTimestamp: c.clusterTS, MutableConfStore: !c.sc.FileStore,
 		ValidateBrokenAsLevelDB: c.sc.ConfStore == "leveldb", HadoopVersion: c.sc.HadoopVersion,
-		MaxAppPriority: c.sc.MaxAppPriority, HAState: "ACTIVE"}
+		MaxAppPriority: c.sc.MaxAppPriority, HAState: "ACTIVE", ReplaceLabelsReadEmpty: c.sc.LabelWritesReadEmpty}
 }
 
 // StartHA serves the cluster as an RM HA pair (rm1 active, rm2 standby) on
