@@ -1,6 +1,7 @@
 package sidecar
 
 import (
+	"math"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,6 +23,7 @@ type Metrics struct {
 	sumPS, minPS, boundPS, jobPS, rate, rateSamples, queueCap, queueUsed, deadlineJobs, pMeetMin, mutations *prometheus.Desc
 
 	preemptionOn, preemptionLost *prometheus.Desc
+	shields, shieldAge           *prometheus.Desc
 	jobViews                     *prometheus.Desc
 }
 
@@ -51,6 +53,8 @@ func NewMetrics(reg prometheus.Registerer, board *StatusBoard) (*Metrics, error)
 
 		preemptionOn:   prometheus.NewDesc(ns+"_preemption_enabled", "1 when the ResourceManager preempts containers (source: rm-scheduler, config, hadoop-conf or assumed-on).", []string{"source"}, nil),
 		preemptionLost: prometheus.NewDesc(ns+"_preemption_predicted_lost_seconds", "Container-seconds of running work the last plan is predicted to make the RM kill.", nil, nil),
+		shields:        prometheus.NewDesc(ns+"_preemption_shields", "Queues whose disable_preemption=true this sidecar set and YARN holds (the preemption shield; it covers every partition of the queue).", nil, nil),
+		shieldAge:      prometheus.NewDesc(ns+"_preemption_shield_age_seconds", "How long each preemption shield has been held, from the cycle or audit record that set it.", []string{"queue"}, nil),
 		jobViews: prometheus.NewDesc(ns+"_running_jobs", "Running MapReduce jobs in the last snapshot by how current their job is: fresh (read from the AM this cycle), reused (an earlier read kept) or estimated (not read: the RM's progress only; see job_budget).",
 			[]string{"job_view"}, nil),
 		mutations: prometheus.NewDesc(ns+"_mutations_last_hour", "Scheduler-configuration mutations written in the last hour (bounded by rate.max_mutations_per_hour).", nil, nil),
@@ -93,7 +97,7 @@ func endpointGroup(what string) string {
 
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.sumPS, m.minPS, m.boundPS, m.jobPS, m.rate, m.rateSamples, m.queueCap, m.queueUsed, m.deadlineJobs, m.pMeetMin, m.mutations, m.preemptionOn, m.preemptionLost, m.jobViews} {
+	for _, d := range []*prometheus.Desc{m.sumPS, m.minPS, m.boundPS, m.jobPS, m.rate, m.rateSamples, m.queueCap, m.queueUsed, m.deadlineJobs, m.pMeetMin, m.mutations, m.preemptionOn, m.preemptionLost, m.shields, m.shieldAge, m.jobViews} {
 		ch <- d
 	}
 }
@@ -114,6 +118,12 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstMetric(m.preemptionOn, prometheus.GaugeValue, on, p.Source)
 		ch <- prometheus.MustNewConstMetric(m.preemptionLost, prometheus.GaugeValue, p.PredictedLostSeconds)
+		ch <- prometheus.MustNewConstMetric(m.shields, prometheus.GaugeValue, float64(len(p.Shielded)))
+		for _, q := range p.Shielded {
+			if since, ok := p.ShieldSince[q]; ok {
+				ch <- prometheus.MustNewConstMetric(m.shieldAge, prometheus.GaugeValue, math.Max(0, st.Time.Sub(since).Seconds()), q)
+			}
+		}
 	}
 	ch <- prometheus.MustNewConstMetric(m.mutations, prometheus.GaugeValue, float64(st.MutationsLastHour))
 	for v, n := range st.JobViews {

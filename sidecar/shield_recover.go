@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -26,19 +27,39 @@ func shieldPath(key string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(key, schedconf.Prefix), "."+disablePreemptionProp)
 }
 
+// Shield is one disable_preemption=true this sidecar set and YARN still
+// holds: the queue, when the record that set it was written, and the
+// value it replaced (the admin's: "" = unset, the queue inherits), which
+// `yarn-sidecar shields lift` restores.
+type Shield struct {
+	Queue      string    `json:"queue"`
+	Since      time.Time `json:"since"`
+	AdminValue string    `json:"adminValue"`
+}
+
 // ShieldsFromAudit says which queues' disable_preemption=true this sidecar
-// set and YARN still holds. A queue is ours when the last record that
-// landed in YARN touching its key — applied, or recovered at a restart
-// (reconcile.go) — set it to "true" from a value that was not "true", and
-// the live conf still has "true". Rolled-back, not-applied, failed and
-// dry-run records changed nothing in YARN and are skipped. A
-// changed-outside record (another writer) whose live value is not "true"
-// disowns the key: whatever "true" YARN holds later was not written by
-// us. An admin's "true" before ours is never written over (BuildPlan only
-// writes a value that differs), so its record would read "true" → "true":
-// not ours.
+// set and YARN still holds (the queue paths of ShieldRecords).
 func ShieldsFromAudit(entries []AuditEntry, live schedconf.Conf) []string {
-	ours := map[string]bool{}
+	var out []string
+	for _, sh := range ShieldRecords(entries, live) {
+		out = append(out, sh.Queue)
+	}
+	return out
+}
+
+// ShieldRecords says which queues' disable_preemption=true this sidecar
+// set and YARN still holds, with when and over what. A queue is ours when
+// the last record that landed in YARN touching its key — applied, or
+// recovered at a restart (reconcile.go) — set it to "true" from a value
+// that was not "true", and the live conf still has "true". Rolled-back,
+// not-applied, failed and dry-run records changed nothing in YARN and are
+// skipped. A changed-outside record (another writer) whose live value is
+// not "true" disowns the key: whatever "true" YARN holds later was not
+// written by us. An admin's "true" before ours is never written over
+// (BuildPlan only writes a value that differs), so its record would read
+// "true" → "true": not ours.
+func ShieldRecords(entries []AuditEntry, live schedconf.Conf) []Shield {
+	ours := map[string]*Shield{}
 	for _, e := range entries {
 		if e.Mode != ModeApply {
 			continue
@@ -47,58 +68,83 @@ func ShieldsFromAudit(entries []AuditEntry, live schedconf.Conf) []string {
 		case ResultApplied, ResultRecovered:
 			for k, after := range e.After {
 				if p := shieldPath(k); p != "" {
-					ours[p] = confTrue(after) && !confTrue(e.Before[k])
+					if confTrue(after) && !confTrue(e.Before[k]) {
+						ours[p] = &Shield{Queue: p, Since: e.Time, AdminValue: e.Before[k]}
+					} else {
+						delete(ours, p)
+					}
 				}
 			}
 		case ResultChangedOutside:
 			for k, after := range e.After {
 				if p := shieldPath(k); p != "" && !confTrue(after) {
-					ours[p] = false
+					delete(ours, p)
 				}
 			}
 		}
 	}
-	var out []string
-	for p, mine := range ours {
-		if mine && liveShielded(live, p) {
-			out = append(out, p)
+	var out []Shield
+	for p, sh := range ours {
+		if liveShielded(live, p) {
+			out = append(out, *sh)
 		}
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool { return out[i].Queue < out[j].Queue })
 	return out
 }
 
-// RecoverShields reads the audit log and the live conf and returns the
-// queues whose shield this sidecar set (ShieldsFromAudit). Run it after
-// ReconcileAudit, so an interrupted apply is already recorded. No log
-// yet: nothing is ours.
-func RecoverShields(ctx context.Context, auditPath string, rm ConfReader) ([]string, error) {
+// ReadAuditFile reads the whole audit log (no file yet: no entries).
+func ReadAuditFile(auditPath string) ([]AuditEntry, error) {
 	f, err := os.Open(auditPath)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("recover preemption shields: open audit log: %w", err)
+		return nil, fmt.Errorf("open audit log: %w", err)
 	}
+	defer f.Close()
 	entries, err := ReadAudit(f)
-	f.Close()
 	if err != nil {
-		return nil, fmt.Errorf("recover preemption shields: %s: %w", auditPath, err)
+		return nil, fmt.Errorf("%s: %w", auditPath, err)
+	}
+	return entries, nil
+}
+
+// RecoverShields reads the audit log and the live conf and returns the
+// shields this sidecar set (ShieldRecords). Run it after ReconcileAudit,
+// so an interrupted apply is already recorded. No log yet: nothing is
+// ours.
+func RecoverShields(ctx context.Context, auditPath string, rm ConfReader) ([]Shield, error) {
+	entries, err := ReadAuditFile(auditPath)
+	if err != nil {
+		return nil, fmt.Errorf("recover preemption shields: %w", err)
+	}
+	if entries == nil {
+		return nil, nil
 	}
 	live, err := rm.SchedulerConf(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("recover preemption shields: read live scheduler-conf: %w", err)
 	}
-	return ShieldsFromAudit(entries, live), nil
+	return ShieldRecords(entries, live), nil
 }
 
-// AdoptShields tells the guard which queues' shields it set before a
-// restart (RecoverShields); call it before the first cycle.
-func (g *PreemptionGuard) AdoptShields(paths []string) {
+// AdoptShields tells the guard which shields it set before a restart
+// (RecoverShields); call it before the first cycle.
+func (g *PreemptionGuard) AdoptShields(shields []Shield) {
 	if g.shielded == nil {
-		g.shielded = map[string]bool{}
+		g.shielded = map[string]time.Time{}
 	}
-	for _, p := range paths {
-		g.shielded[p] = true
+	for _, sh := range shields {
+		g.shielded[sh.Queue] = sh.Since
 	}
+}
+
+// Shields lists the shields the guard holds, by queue, with when each was
+// set.
+func (g *PreemptionGuard) Shields() map[string]time.Time {
+	if g == nil {
+		return nil
+	}
+	return shieldSince(g.shielded)
 }

@@ -67,7 +67,7 @@ func TestShieldSurvivesRestart(t *testing.T) {
 	cycle := func(t *testing.T, g *PreemptionGuard, rm *fakeRM, a *Applier, sn cluster.Snapshot, to *string) *PreemptionStatus {
 		t.Helper()
 		cur := rm.conf.Clone()
-		ps := &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second}}
+		ps := &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second, MaxIgnoredOverCapacity: 0.1}}
 		s := &decideState{Snap: sn, Live: cur, Tree: mustTree(t, cur), ClassOf: calibrate.ClassKey("tag").ClassOf, Preemption: ps,
 			Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: to}}}
 		if err := (preemptionShieldStep{Guard: g}).Run(s); err != nil {

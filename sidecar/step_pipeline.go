@@ -104,7 +104,7 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		preemptionStep{Guard: d.Preemption},
 		// Safe default: work steered into a label partition is not
 		// preempted when the partition's owners come back.
-		preemptionShieldStep{Guard: d.Preemption},
+		preemptionShieldStep{Guard: d.Preemption, Seen: seen},
 		modeStep{RMVersion: d.RMVersion},
 		localityResetStep{Keep: d.KeepRackLocalityReset},
 		priorityStep{Enabled: d.Priorities},

@@ -34,6 +34,8 @@ const (
 	PreemptionAssumed        = "assumed-on"   // nobody said: the safe side
 	monitorEnableKey         = "yarn.resourcemanager.scheduler.monitor.enable"
 	maxWaitBeforeKillKey     = "yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill"
+	maxIgnoredKey            = "yarn.resourcemanager.monitor.capacity.preemption.max_ignored_over_capacity"
+	defaultMaxIgnored        = 0.1              // ProportionalCapacityPreemptionPolicy's default
 	defaultMaxWaitBeforeKill = 15 * time.Second // ProportionalCapacityPreemptionPolicy's default
 	defaultPreemptionBudget  = 15 * time.Second // for a zero PreemptionConfig
 	preemptionSearchSteps    = 20               // bisection steps of the bound
@@ -54,6 +56,10 @@ type PreemptionState struct {
 	// container and killing it (max_wait_before_kill, from yarn-site,
 	// else Hadoop's 15 s): a task that ends within it loses nothing.
 	MaxWaitBeforeKill time.Duration `json:"maxWaitBeforeKill"`
+	// MaxIgnoredOverCapacity is the share above its guarantee a queue may
+	// hold before the RM preempts it (max_ignored_over_capacity, from
+	// yarn-site, else Hadoop's 0.1): what lifting a shield leaves alone.
+	MaxIgnoredOverCapacity float64 `json:"maxIgnoredOverCapacity"`
 }
 
 func (s PreemptionState) disabled(q string) bool {
@@ -73,6 +79,7 @@ func (s PreemptionState) disabled(q string) bool {
 func PreemptionDetect(snap cluster.Snapshot, configured string, yarnSite map[string]string) PreemptionState {
 	st := preemptionOn(snap, configured, yarnSite)
 	st.MaxWaitBeforeKill = maxWaitBeforeKill(yarnSite)
+	st.MaxIgnoredOverCapacity = MaxIgnoredOverCapacity(yarnSite)
 	return st
 }
 
@@ -89,6 +96,15 @@ func maxWaitBeforeKill(yarnSite map[string]string) time.Duration {
 		return time.Duration(v) * time.Millisecond
 	}
 	return defaultMaxWaitBeforeKill
+}
+
+// MaxIgnoredOverCapacity is yarn-site's max_ignored_over_capacity, else
+// the policy's default (0.1).
+func MaxIgnoredOverCapacity(yarnSite map[string]string) float64 {
+	if v, err := strconv.ParseFloat(strings.TrimSpace(yarnSite[maxIgnoredKey]), 64); err == nil && v >= 0 {
+		return v
+	}
+	return defaultMaxIgnored
 }
 
 func preemptionOn(snap cluster.Snapshot, configured string, yarnSite map[string]string) PreemptionState {
@@ -325,6 +341,9 @@ type PreemptionStatus struct {
 	// set and the live conf held at the cycle's start
 	// (preemptionShieldStep; re-learnt from the audit log at a restart).
 	Shielded []string `json:"shieldedQueues,omitempty"`
+	// ShieldSince is when each of those shields was set (the audit
+	// record's time after a restart): status and metrics give their age.
+	ShieldSince map[string]time.Time `json:"shieldSince,omitempty"`
 }
 
 // PreemptionGuard bounds what a decision costs in preempted work.
@@ -340,7 +359,7 @@ type PreemptionGuard struct {
 
 	// shielded are the leaves whose disable_preemption this sidecar set
 	// (preemptionShieldStep; AdoptShields after a restart).
-	shielded map[string]bool
+	shielded map[string]time.Time
 }
 
 // Guard is the step: it reads the live capacities, predicts the decision's

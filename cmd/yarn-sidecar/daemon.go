@@ -47,7 +47,11 @@ type Daemon struct {
 	// cycle as leader: it re-learns the preemption shields from the audit
 	// log (an audit log on shared storage holds the previous leader's).
 	OnLeading func() error
-	closers   []func() error
+	// Guard is the decider's preemption guard (the shields it holds are
+	// lifted at a clean stop); Observer reads the cluster for that.
+	Guard    *sidecar.PreemptionGuard
+	Observer sidecar.Observer
+	closers  []func() error
 }
 
 // Close releases the store and the audit log.
@@ -133,6 +137,7 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		d.Loop.Labels, d.Loop.LabelAPI = deps.Layouter, deps.Client
 	}
 	d.Layouter, d.LabelAPI = deps.Layouter, deps.Client
+	d.Guard, d.Observer = deps.Preemption, deps.Observer
 	d.Periodic = deps.Periodic(cfg)
 	recordHeader(d.Board, deps.Client, cfg.AuditLog, log)
 	d.Loop.OnCycle = chainOnCycle(d.Loop.OnCycle, func(sidecar.CycleReport) { sidecar.MarkPinned(d.Board, cfg.Queues) })

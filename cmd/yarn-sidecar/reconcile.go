@@ -43,13 +43,13 @@ func recoverShields(auditPath string, rm sidecar.ConfReader, g *sidecar.Preempti
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	paths, err := sidecar.RecoverShields(ctx, auditPath, rm)
+	shields, err := sidecar.RecoverShields(ctx, auditPath, rm)
 	if err != nil {
 		return err
 	}
-	if len(paths) > 0 {
-		log.Info("preemption shields set by an earlier run, from the audit log", "queues", paths)
+	if len(shields) > 0 {
+		log.Info("preemption shields set by an earlier run, from the audit log", "queues", shieldQueues(shields))
 	}
-	g.AdoptShields(paths)
+	g.AdoptShields(shields)
 	return nil
 }

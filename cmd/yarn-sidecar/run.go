@@ -36,7 +36,9 @@ func newRunCmd() *cobra.Command {
 queue capacities and app priorities, and applies them — only with --apply or mode: apply
 in the config; otherwise every cycle is a dry run that is validated with the RM and audited.
 SIGTERM or SIGINT stops it after the cycle in progress; a scheduler-conf mutation that has
-been sent always finishes its verify (and rollback, if needed) first.`,
+been sent always finishes its verify (and rollback, if needed) first. In apply mode it then lifts
+the preemption shields it set (disable_preemption=true) where lifting kills nothing, restoring the
+admin's values, and logs those it left and why (` + "`yarn-sidecar shields lift`" + ` takes them off later).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(output); err != nil {
 				return err
@@ -119,6 +121,7 @@ func runDaemon(ctx context.Context, f *daemonFlags, output string, out io.Writer
 	} else {
 		err = d.Loop.Run(ctx, d.Config.Interval, d.Periodic)
 	}
+	liftShieldsAtStop(d)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdownCtx)

@@ -226,7 +226,7 @@ func TestStatusListsRecoveredShield(t *testing.T) {
 	log.Close()
 
 	out := runStatusCLI(t, "status", "--config", cfg, "--log-level", "error")
-	if !strings.Contains(out, "preemption shield: the sidecar set disable_preemption=true on root.crypto ") {
+	if !strings.Contains(out, "preemption shield: the sidecar set disable_preemption=true on 1 queue(s): root.crypto (held ") {
 		t.Errorf("status does not list the recovered shield:\n%s", out)
 	}
 	var doc struct {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -42,6 +43,10 @@ type Header struct {
 	// ShieldedQueues are the queues whose disable_preemption=true the
 	// sidecar set (its preemption shield) and YARN holds; [] when none.
 	ShieldedQueues []string `json:"shieldedQueues"`
+	// ShieldAges is how long each of those shields has been held, in
+	// seconds at the status's time (from when it was set, or the audit
+	// record's time after a restart).
+	ShieldAges map[string]float64 `json:"shieldAgeSeconds,omitempty"`
 }
 
 // HeaderOf derives the header from a status.
@@ -51,6 +56,12 @@ func HeaderOf(st sidecar.Status) Header {
 		LastRunning: st.LastRunning, LostWork: st.LostWorkSeconds, Warnings: []string{}, ShieldedQueues: []string{}}
 	if p := st.Preemption; p != nil {
 		h.ShieldedQueues = append(h.ShieldedQueues, p.Shielded...)
+		for q, since := range p.ShieldSince {
+			if h.ShieldAges == nil {
+				h.ShieldAges = map[string]float64{}
+			}
+			h.ShieldAges[q] = math.Max(0, st.Time.Sub(since).Seconds())
+		}
 	}
 	if !st.NodesReadAt.IsZero() {
 		t := st.NodesReadAt
@@ -202,7 +213,14 @@ func WriteStatus(w io.Writer, st sidecar.Status) error {
 		}
 	}
 	if len(h.ShieldedQueues) > 0 {
-		fmt.Fprintf(w, "preemption shield: the sidecar set disable_preemption=true on %s (lifted when it kills nothing; see the audit log)\n", strings.Join(h.ShieldedQueues, ", "))
+		held := make([]string, 0, len(h.ShieldedQueues))
+		for _, q := range h.ShieldedQueues {
+			if age, ok := h.ShieldAges[q]; ok {
+				q += " (held " + (time.Duration(age) * time.Second).String() + ")"
+			}
+			held = append(held, q)
+		}
+		fmt.Fprintf(w, "preemption shield: the sidecar set disable_preemption=true on %d queue(s): %s (it covers every partition of each; lifted when it kills nothing, and at a clean stop; see the audit log)\n", len(held), strings.Join(held, ", "))
 	}
 	c := h.Coverage
 	fmt.Fprintf(w, "calibration: %d of %d rates known (%d classes × %d node types)\n", c.Known, c.Cells, c.Classes, c.NodeTypes)

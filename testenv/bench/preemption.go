@@ -86,7 +86,11 @@ func runPreemption(o Options) ([]Row, error) {
 		rows = append(rows, Row{Area: "preemption", Name: fmt.Sprintf("%s: wall time of %d seeds × (stock, safe, on purpose)", name, len(seeds)),
 			Figure: time.Since(start).Round(time.Second).String()})
 	}
-	return rows, nil
+	sr, err := shieldRows(o)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, sr...), nil
 }
 
 // lostPerHour is the container-seconds of work preemption threw away per

@@ -286,8 +286,10 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
 			Guarantees: cfg.Bands(), RMVersion: info.HadoopVersion, FirstSeen: firstSeen,
+			// The scenario's yarn-site is what the daemon reads from
+			// HADOOP_CONF_DIR (max_wait_before_kill, max_ignored_over_capacity).
 			Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
-				Models: learner.Models, Slot: slot}},
+				Models: learner.Models, Slot: slot, YarnSite: sc.YarnSite}},
 		Applier: &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log, Rate: sidecar.NewRateLimit(cfg.Rate)},
 		Mode:    cfg.Mode,
 		Log:     o.Log,

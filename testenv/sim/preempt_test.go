@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
 func TestParsePreemptionConf(t *testing.T) {
@@ -422,5 +424,87 @@ func TestParseSpeculationConf(t *testing.T) {
 		if _, err := ParseSpeculationConf(map[string]string{key: v}); err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s=%s: want an error naming the key, got %v", key, v, err)
 		}
+	}
+}
+
+// The marks follow ProportionalCapacityPreemptionPolicy's bookkeeping
+// (max_wait_before_kill 10 s): a container marked once keeps its mark
+// through rounds that do not select it (a shield set after the mark, the
+// owner's demand met for a while), so when it is selected again 10 s or
+// more after its first mark it is killed at once; marks are forgotten 2 ×
+// 10 s after they were made, and a container selected after that starts
+// a new wait.
+func TestPreemptionMarksOutliveUnselectedRounds(t *testing.T) {
+	c := &Cluster{preempt: &preemptor{conf: PreemptionConf{MaxWait: 10 * time.Second}, marked: map[*attempt]time.Time{}, amMarked: map[*app]time.Time{}}}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	x, y := &attempt{state: "RUNNING"}, &attempt{state: "RUNNING"}
+	round := func(at time.Duration, sel ...*attempt) []*attempt {
+		selected := map[*attempt]bool{}
+		for _, s := range sel {
+			selected[s] = true
+		}
+		now := t0.Add(at)
+		kill := overdue(c.preempt.marked, selected, now, c.preempt.conf.MaxWait)
+		for _, k := range kill {
+			delete(c.preempt.marked, k)
+		}
+		c.forgetStaleMarks(now)
+		return kill
+	}
+	steps := []struct {
+		at   time.Duration
+		sel  []*attempt
+		kill []*attempt
+	}{
+		{0, []*attempt{x, y}, nil},                       // both marked at 0 s
+		{3 * time.Second, nil, nil},                      // shielded: nothing selected, marks kept
+		{6 * time.Second, nil, nil},                      //
+		{12 * time.Second, []*attempt{x}, []*attempt{x}}, // x selected again, marked 12 s ago: killed at once
+		{21 * time.Second, nil, nil},                     // y's mark (0 s) is now older than 20 s: forgotten
+		{24 * time.Second, []*attempt{y}, nil},           // y selected: a new mark, a new wait
+		{33 * time.Second, []*attempt{y}, nil},           // 9 s: not yet
+		{36 * time.Second, []*attempt{y}, []*attempt{y}}, // 12 s: killed
+	}
+	for _, st := range steps {
+		got := round(st.at, st.sel...)
+		if len(got) != len(st.kill) || len(got) == 1 && got[0] != st.kill[0] {
+			t.Fatalf("round at %s: killed %d containers, want %d", st.at, len(got), len(st.kill))
+		}
+	}
+}
+
+// A shield that comes late shows as kills (issue 37). B's demand appears
+// at 60 s; with a 3 s monitor and 10 s max_wait_before_kill the RM marks
+// A's newest map at 60 s and kills it at 72 s. disable_preemption=true on
+// a written at 65 s (after the mark, before the kill) keeps every map of
+// A; written at 75 s it comes after the first kill.
+func TestLateShieldShowsAsKills(t *testing.T) {
+	site := `  yarn.resourcemanager.scheduler.monitor.enable: "true"
+  yarn.resourcemanager.monitor.capacity.preemption.monitoring_interval: "3000"
+  yarn.resourcemanager.monitor.capacity.preemption.max_wait_before_kill: "10000"
+`
+	run := func(shieldAt time.Duration) (kills int, first time.Duration) {
+		c := preemptCluster(t, site, "")
+		c.RunUntil(c.start.Add(shieldAt))
+		m := schedconf.Mutation{UpdateQueue: []schedconf.QueueUpdate{{Queue: "root.a", Params: map[string]string{"disable_preemption": "true"}}}}
+		if _, err := c.MutateConf(m, false); err != nil {
+			t.Fatal(err)
+		}
+		c.RunUntil(c.start.Add(5 * time.Minute))
+		for _, e := range c.PreemptionEvents() {
+			if e.Queue == "root.a" {
+				if kills == 0 {
+					first = e.At.Sub(c.start)
+				}
+				kills++
+			}
+		}
+		return kills, first
+	}
+	if n, _ := run(65 * time.Second); n != 0 {
+		t.Errorf("shield at 65 s, before the kill max_wait_before_kill after the 60 s mark: %d of a's containers killed, want 0", n)
+	}
+	if n, first := run(75 * time.Second); n == 0 || first != 72*time.Second {
+		t.Errorf("shield at 75 s: want a kill at 72 s before it, got %d kills, first at %s", n, first)
 	}
 }
