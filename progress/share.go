@@ -225,6 +225,11 @@ func amResource(a cluster.App) cluster.Resource {
 	return r
 }
 
+// TaskSize is the size of one of the app's task containers as taskSize
+// measures it, or zero when neither the job's request nor the app's
+// allocations say (no stand-in).
+func TaskSize(a cluster.App) cluster.Resource { return taskSize(a, cluster.Resource{}) }
+
 // taskSize is the size of one of the app's task containers: the job's map
 // request when the job was read, else measured as (allocated − AM) /
 // (running containers − 1), else def (a stand-in: the configured slot).

@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
 // Mode says whether the sidecar may write to YARN.
@@ -91,6 +92,11 @@ type Config struct {
 	// current default-partition capacity.
 	Queues map[string]QueueConfig `yaml:"queues"`
 
+	// Slot overrides the planning slot, which is otherwise read from what
+	// the cluster allocates (SlotSizer): the running jobs' task containers,
+	// else the scheduler's minimum allocation from yarn-site.xml.
+	Slot SlotConfig `yaml:"slot"`
+
 	NodeTypes []NodeTypeRule  `yaml:"node_types"`
 	JobClass  JobClassConfig  `yaml:"job_class"`
 	Calibrate CalibrateConfig `yaml:"calibration"`
@@ -108,6 +114,21 @@ type Config struct {
 	Guarantee  GuaranteeConfig  `yaml:"guarantee"`
 	Rate       RateConfig       `yaml:"rate"`
 	Preemption PreemptionConfig `yaml:"preemption"`
+}
+
+// SlotConfig is an admin's planning slot: one task container. Zero memory
+// = read it from the cluster.
+type SlotConfig struct {
+	MemoryMB int64 `yaml:"memory_mb"`
+	VCores   int64 `yaml:"vcores"`
+}
+
+// Resource is the slot as a resource (vcores 1 when unset); zero when not set.
+func (s SlotConfig) Resource() cluster.Resource {
+	if s.MemoryMB <= 0 {
+		return cluster.Resource{}
+	}
+	return cluster.Resource{MemoryMB: s.MemoryMB, VCores: max(s.VCores, 1)}
 }
 
 // PreemptionConfig says how the sidecar treats the RM's preemption
@@ -400,6 +421,15 @@ func (c *Config) Validate() error {
 	}
 	if c.Safety.HysteresisPercent < 0 || c.Safety.HysteresisPercent >= c.Safety.MaxStepPercent {
 		add("safety.hysteresis_percent", "must be in [0, max_step_percent), got %g", c.Safety.HysteresisPercent)
+	}
+	if c.Slot.MemoryMB < 0 {
+		add("slot.memory_mb", "must not be negative, got %d", c.Slot.MemoryMB)
+	}
+	if c.Slot.VCores < 0 {
+		add("slot.vcores", "must not be negative, got %d", c.Slot.VCores)
+	}
+	if c.Slot.MemoryMB == 0 && c.Slot.VCores > 0 {
+		add("slot.memory_mb", "must be set with slot.vcores (%d)", c.Slot.VCores)
 	}
 	if c.Safety.FloorContainers < 0 {
 		add("safety.floor_containers", "must not be negative, got %d", c.Safety.FloorContainers)

@@ -36,6 +36,9 @@ func TestConfigValidationListsEveryBadField(t *testing.T) {
 		{"queue not a path", "queues: {crypto: {weight: 1}}\n", []string{"queues.crypto:"}},
 		{"node type without matcher", "node_types: [{name: gpu}]\n", []string{"node_types[0]:"}},
 		{"job class key", "job_class: {by: color}\n", []string{"job_class.by:"}},
+		{"slot sizes", "slot: {memory_mb: -512, vcores: -1}\n", []string{"slot.memory_mb:", "slot.vcores:"}},
+		{"slot vcores without memory", "slot: {vcores: 2}\n", []string{"slot.memory_mb:"}},
+		{"a slot override", "slot: {memory_mb: 3072, vcores: 2}\n", nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

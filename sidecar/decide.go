@@ -23,8 +23,12 @@ type PSDecider struct {
 	// Queues restricts steering to these leaves (weights, pinned); empty =
 	// every leaf, weighted by its current default-partition capacity.
 	Queues map[string]QueueConfig
-	// Slot is the container size of a planning slot (default 2048 MB, 1 vcore).
+	// Slot is the container size of a planning slot when Sizer is nil
+	// (zero: DefaultSlot).
 	Slot cluster.Resource
+	// Sizer, when set, reads the slot from what the cluster allocates
+	// (slotsize.go); it wins over Slot.
+	Sizer *SlotSizer
 	// Models are the deadline models per class; SLOs the per-class goals.
 	Models func() map[string]deadline.PhaseModel
 	// Residuals calibrate the models' finish predictions by how earlier

@@ -44,7 +44,9 @@ type LabelLayouter struct {
 	Classifier calibrate.Classifier
 	ClassKey   calibrate.ClassKey
 	Slot       cluster.Resource
-	Config     LabelsConfig
+	// Sizer, when set, reads the slot from the cluster (wins over Slot).
+	Sizer  *SlotSizer
+	Config LabelsConfig
 	// Locality, when set, is where each class's input lives per node type
 	// (from HDFS block maps); without it reads are not counted beyond what
 	// the learned rates already include.
@@ -81,16 +83,17 @@ type LayoutReport struct {
 	Waiting string          `json:"waiting,omitempty"` // why it did not act
 	// LastAttempt is the last label change tried (nil before the first).
 	LastAttempt *LayoutAttempt `json:"lastAttempt,omitempty"`
+	// Slot is the container the layout counted slots in, and TypeSlots
+	// each node type's slots (its usable nodes' memory ÷ the slot).
+	Slot      cluster.Resource `json:"slot"`
+	TypeSlots map[string]int64 `json:"slotsByNodeType"`
 }
 
 // LayoutInput gathers the layout's inputs from a snapshot: each node's
 // type and slots, each class's demand (running and pending containers of
 // its running apps, in slots), queue and rates.
 func (l *LabelLayouter) LayoutInput(snap cluster.Snapshot) ([]affinity.LayoutNode, []affinity.LayoutClass) {
-	slot := l.Slot
-	if slot.MemoryMB <= 0 {
-		slot.MemoryMB = 2048
-	}
+	slot := slotFor(l.Sizer, l.Slot, snap)
 	var nodes []affinity.LayoutNode
 	types := map[string]bool{}
 	for _, n := range snap.Nodes {
@@ -157,7 +160,10 @@ func (l *LabelLayouter) Propose(snap cluster.Snapshot, existing []yarn.Label) (L
 	}
 	ch := LabelChangeFrom(layout, existing)
 	ch.Time = snap.Time
-	rep := LayoutReport{Layout: layout, Change: ch}
+	rep := LayoutReport{Layout: layout, Change: ch, Slot: slotFor(l.Sizer, l.Slot, snap), TypeSlots: map[string]int64{}}
+	for _, n := range nodes {
+		rep.TypeSlots[n.Type] += n.Slots
+	}
 	fp := fingerprint(ch)
 	if ch.Empty() || fp != l.proposal {
 		l.proposal, l.stable = fp, 0

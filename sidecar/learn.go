@@ -2,9 +2,12 @@ package sidecar
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
@@ -34,6 +37,8 @@ type HistoryLearner struct {
 	// Locality, when set, says where a finished map attempt read from
 	// (BlockMaps.AttemptLocality): samples with one teach read bandwidth.
 	Locality func(jobID string, at cluster.Attempt) string
+	// Log receives the unreadable jobs' notes (nil: none).
+	Log hclog.Logger
 
 	mu     sync.RWMutex
 	table  *calibrate.Table
@@ -47,14 +52,19 @@ type HistoryLearner struct {
 	residuals *deadline.Residuals
 	loaded    bool
 	stale     bool // samples hold attempts the table does not reflect yet
+	computed  time.Time
+	// unreadable are the jobs JobHistory could not serve (learn_unreadable.go).
+	unreadable []calibrate.UnreadableJob
 	// finished are the jobs the last Learn read (LastFinished).
 	finished []FinishedJob
 	// splits are node types whose hosts run a class at two speeds.
-	splits   []calibrate.TypeSplit
-	computed time.Time
+	splits []calibrate.TypeSplit
 }
 
-// Learn implements Learner.
+// Learn implements Learner. A job JobHistory lists but cannot serve (a
+// damaged history file) is skipped and recorded in the store for a later
+// try (learn_unreadable.go); the jobs after it are learned and the cursor
+// moves past them all.
 func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error {
 	h.mu.Lock()
 	h.finished = nil
@@ -64,6 +74,10 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 		return fmt.Errorf("read ingest cursor: %w", err)
 	}
 	jobs, err := h.Source.FinishedJobs(ctx, cursor)
+	var skipped *cluster.UnreadableJobsError
+	if errors.As(err, &skipped) {
+		err = nil
+	}
 	if err != nil {
 		return fmt.Errorf("read finished jobs since %s: %w", cursor.Format(time.RFC3339), err)
 	}
@@ -72,22 +86,12 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 	// NodeManagers on one host are told apart; indexed once, not scanned
 	// per attempt (attempts × nodes).
 	addrs := cluster.IndexNodeAddresses(snap.Nodes)
-	added, partial := 0, false
-	var fresh []calibrate.Sample
+	in := ingest{}
 	var fin []FinishedJob
 	for _, a := range jobs {
 		fin = append(fin, FinishedJob{AppID: a.ID, Started: a.StartedTime, Finished: a.FinishedTime})
-		ss := calibrate.SamplesFromApp(addrs.WithAttemptNodes(a), h.ClassKey.ClassOf(a), types)
-		h.placeReads(a, ss)
-		n, err := h.Store.Add(ss)
-		if err != nil {
+		if err := h.ingestApp(&in, a, types, addrs); err != nil {
 			return err
-		}
-		added += n
-		if n == len(ss) {
-			fresh = append(fresh, ss...)
-		} else if n > 0 {
-			partial = true // some were stored before: re-read to stay exact
 		}
 		if a.FinishedTime.After(cursor) {
 			cursor = a.FinishedTime
@@ -96,7 +100,18 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 	h.mu.Lock()
 	h.finished = fin
 	h.mu.Unlock()
-	if len(jobs) > 0 {
+	if skipped != nil {
+		// Recorded before the cursor moves past them: a restart retries them.
+		if err := h.recordUnreadable(snap.Time, skipped.Jobs); err != nil {
+			return err
+		}
+		for _, j := range skipped.Jobs {
+			if j.FinishedTime.After(cursor) {
+				cursor = j.FinishedTime
+			}
+		}
+	}
+	if len(jobs) > 0 || skipped != nil {
 		// Before the cursor moves: a failed close is retried with the jobs.
 		if err := h.closePredictions(jobs); err != nil {
 			return err
@@ -105,6 +120,40 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 			return fmt.Errorf("save ingest cursor: %w", err)
 		}
 	}
+	retryErr := h.retryUnreadable(ctx, snap.Time, &in, types, addrs)
+	if err := h.update(snap, in); err != nil {
+		return err
+	}
+	return retryErr
+}
+
+// ingest is what one Learn added to the store.
+type ingest struct {
+	added   int
+	partial bool // some attempts were stored before: re-read to stay exact
+	fresh   []calibrate.Sample
+}
+
+// ingestApp stores one finished job's attempts.
+func (h *HistoryLearner) ingestApp(in *ingest, a cluster.App, types map[string]string, addrs *cluster.NodeAddresses) error {
+	ss := calibrate.SamplesFromApp(addrs.WithAttemptNodes(a), h.ClassKey.ClassOf(a), types)
+	h.placeReads(a, ss)
+	n, err := h.Store.Add(ss)
+	if err != nil {
+		return err
+	}
+	in.added += n
+	if n == len(ss) {
+		in.fresh = append(in.fresh, ss...)
+	} else if n > 0 {
+		in.partial = true
+	}
+	return nil
+}
+
+// update brings the table and models up to date with what was ingested.
+func (h *HistoryLearner) update(snap cluster.Snapshot, in ingest) error {
+	added, partial, fresh := in.added, in.partial, in.fresh
 	h.mu.RLock()
 	loaded := h.loaded
 	h.mu.RUnlock()

@@ -31,6 +31,8 @@ type Decision struct {
 	Predicted  map[string]float64
 	Notes      []string
 	// What the decision saw, for metrics and reports.
+	// Slot is the planning slot the decision counted containers in.
+	Slot    SlotChoice
 	Jobs    []JobStatus
 	Rates   []RateStatus
 	Queues  []QueueStatus
@@ -83,6 +85,9 @@ type CycleReport struct {
 	Layout *LayoutReport
 	// Inputs is the HDFS step's view of running jobs' inputs (nil when off).
 	Inputs *InputsReport
+	// Unreadable are the finished jobs JobHistory could not serve, being
+	// retried or given up (the learner's record; nil without one).
+	Unreadable []calibrate.UnreadableJob
 	// Finished are the jobs the learner read as finished this cycle, with
 	// the RM's start and finish times (nil without a FinishedReporter).
 	Finished []FinishedJob
@@ -103,6 +108,11 @@ type FinishedJob struct {
 // as finished, so the report times them by YARN's clock.
 type FinishedReporter interface {
 	LastFinished() []FinishedJob
+}
+
+// UnreadableReporter is a Learner that keeps jobs it could not read.
+type UnreadableReporter interface {
+	Unreadable() []calibrate.UnreadableJob
 }
 
 // Loop runs control cycles. Run it with Run; one cycle with Once.
@@ -171,6 +181,9 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 		}
 		if t, ok := l.Learner.(TypeSplitReporter); ok {
 			rep.TypeSplits = t.TypeSplits()
+		}
+		if u, ok := l.Learner.(UnreadableReporter); ok {
+			rep.Unreadable = u.Unreadable()
 		}
 	}
 	live, err := l.Observer.SchedulerConf(ctx)

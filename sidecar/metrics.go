@@ -25,6 +25,7 @@ type Metrics struct {
 	preemptionOn, preemptionLost *prometheus.Desc
 	shields, shieldAge           *prometheus.Desc
 	jobViews                     *prometheus.Desc
+	unreadableJobs               *prometheus.Desc
 }
 
 // NewMetrics registers the sidecar's metrics on reg.
@@ -57,6 +58,8 @@ func NewMetrics(reg prometheus.Registerer, board *StatusBoard) (*Metrics, error)
 		shieldAge:      prometheus.NewDesc(ns+"_preemption_shield_age_seconds", "How long each preemption shield has been held, from the cycle or audit record that set it.", []string{"queue"}, nil),
 		jobViews: prometheus.NewDesc(ns+"_running_jobs", "Running MapReduce jobs in the last snapshot by how current their job is: fresh (read from the AM this cycle), reused (an earlier read kept) or estimated (not read: the RM's progress only; see job_budget).",
 			[]string{"job_view"}, nil),
+		unreadableJobs: prometheus.NewDesc(ns+"_calibration_unreadable_jobs", "Finished jobs JobHistory listed but could not serve, left out of calibration: retrying (tried again on a schedule) or given_up.",
+			[]string{"state"}, nil),
 		mutations: prometheus.NewDesc(ns+"_mutations_last_hour", "Scheduler-configuration mutations written in the last hour (bounded by rate.max_mutations_per_hour).", nil, nil),
 	}
 	for _, c := range []prometheus.Collector{m.planResults, m.observeSeconds, m.observeErrors, m.cycles, m} {
@@ -97,7 +100,7 @@ func endpointGroup(what string) string {
 
 // Describe implements prometheus.Collector.
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{m.sumPS, m.minPS, m.boundPS, m.jobPS, m.rate, m.rateSamples, m.queueCap, m.queueUsed, m.deadlineJobs, m.pMeetMin, m.mutations, m.preemptionOn, m.preemptionLost, m.shields, m.shieldAge, m.jobViews} {
+	for _, d := range []*prometheus.Desc{m.sumPS, m.minPS, m.boundPS, m.jobPS, m.rate, m.rateSamples, m.queueCap, m.queueUsed, m.deadlineJobs, m.pMeetMin, m.mutations, m.preemptionOn, m.preemptionLost, m.shields, m.shieldAge, m.jobViews, m.unreadableJobs} {
 		ch <- d
 	}
 }
@@ -129,6 +132,16 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	for v, n := range st.JobViews {
 		ch <- prometheus.MustNewConstMetric(m.jobViews, prometheus.GaugeValue, float64(n), string(v))
 	}
+	retrying, gaveUp := 0, 0
+	for _, u := range st.Unreadable {
+		if u.GaveUp {
+			gaveUp++
+		} else {
+			retrying++
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(m.unreadableJobs, prometheus.GaugeValue, float64(retrying), "retrying")
+	ch <- prometheus.MustNewConstMetric(m.unreadableJobs, prometheus.GaugeValue, float64(gaveUp), "given_up")
 	type qc struct{ q, c string }
 	ps := map[qc]float64{}
 	verdicts := map[[2]string]int{}

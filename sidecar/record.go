@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -34,6 +35,8 @@ func RecordCycle(b *StatusBoard, rep CycleReport) {
 		}
 		st.MutationsLastHour = rep.Outcome.MutationsLastHour
 		st.Inputs = rep.Inputs
+		st.Unreadable = append([]calibrate.UnreadableJob{}, rep.Unreadable...)
+		st.Slot = d.Slot
 		st.JobViews = jobViews(rep.Snapshot)
 		st.NodesReadAt, st.NodesReused = rep.Snapshot.NodesReadAt, rep.Snapshot.NodesReused
 		pt := PSPoint{Time: rep.Snapshot.Time, SumPS: d.SumPS, MinPS: d.MinPS, Bound: d.BoundPS, UsableBound: d.UsableBoundPS, Jobs: map[string]float64{}}

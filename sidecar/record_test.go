@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -121,6 +122,8 @@ func TestMetricsAdminAndFair(t *testing.T) {
 		{ID: "c", State: cluster.AppRunning, JobView: cluster.JobEstimated},
 		{ID: "d", State: cluster.AppRunning}, // not MapReduce
 	}
+	// Jobs JobHistory could not serve: one retrying, two given up.
+	rep.Unreadable = []calibrate.UnreadableJob{{JobID: "job_1_1", Tries: 1}, {JobID: "job_1_2", Tries: 5, GaveUp: true}, {JobID: "job_1_3", Tries: 5, GaveUp: true}}
 	RecordCycle(b, rep)
 	reg := prometheus.NewRegistry()
 	m, err := NewMetrics(reg, b)
@@ -146,9 +149,11 @@ func TestMetricsAdminAndFair(t *testing.T) {
 		"yarn_sidecar_queue_admin_capacity_ratio{partition=,queue=root.crypto}":    0.5,
 		"yarn_sidecar_queue_admin_capacity_ratio{partition=gpu,queue=root.crypto}": 0.25,
 		"yarn_sidecar_queue_fair_share{queue=root.crypto}":                         0.5,
-		"yarn_sidecar_warnings{}":                       0,
-		"yarn_sidecar_running_jobs{job_view=fresh}":     1,
-		"yarn_sidecar_running_jobs{job_view=estimated}": 2,
+		"yarn_sidecar_warnings{}":                                  0,
+		"yarn_sidecar_running_jobs{job_view=fresh}":                1,
+		"yarn_sidecar_running_jobs{job_view=estimated}":            2,
+		"yarn_sidecar_calibration_unreadable_jobs{state=retrying}": 1,
+		"yarn_sidecar_calibration_unreadable_jobs{state=given_up}": 2,
 	} {
 		if g, ok := got[k]; !ok || g != v {
 			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -186,6 +187,12 @@ type Status struct {
 	// per-node use is that old; partitions' use is current either way.
 	NodesReadAt time.Time `json:"nodesReadAt,omitempty"`
 	NodesReused bool      `json:"nodesReused,omitempty"`
+	// Unreadable are finished jobs JobHistory listed but could not serve:
+	// skipped by calibration, retried on a schedule, then given up.
+	Unreadable []calibrate.UnreadableJob `json:"unreadableJobs"`
+	// Slot is the planning slot of the latest decision and where it came
+	// from (slotsize.go).
+	Slot SlotChoice `json:"slot"`
 }
 
 // Overview is what the report's header, queue table and "what it bought"

@@ -118,10 +118,7 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	if err != nil {
 		return Decision{}, fmt.Errorf("parse live configuration: %w", err)
 	}
-	s := &decideState{Snap: snap, Live: live, Tree: tree, Slot: d.Slot, ClassOf: d.ClassKey.ClassOf}
-	if s.Slot.IsZero() {
-		s.Slot = cluster.Resource{MemoryMB: 2048, VCores: 1}
-	}
+	s := &decideState{Snap: snap, Live: live, Tree: tree, Slot: ByCalculator(slotFor(d.Sizer, d.Slot, snap), live), ClassOf: d.ClassKey.ClassOf}
 	if d.Table != nil {
 		s.Table = d.Table()
 	}
@@ -157,6 +154,13 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	dec := Decision{Targets: s.Targets, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Restores: s.Restores, Preemption: s.Preemption,
 		Predicted: map[string]float64{"sum_ps": s.Plan.SumPS, "sum_ps_bound": s.Plan.Bound, "min_ps_over_fair": s.Plan.MinPS}}
 	d.status(s, &dec)
+	dec.Slot = SlotChoice{Slot: s.Slot, Source: SlotFromConfig}
+	if d.Sizer != nil {
+		dec.Slot = d.Sizer.Choose(snap)
+		dec.Slot.Slot = s.Slot
+	} else if d.Slot.IsZero() {
+		dec.Slot.Source = SlotFromFallback
+	}
 	dec.Predicted["sum_ps_now"] = dec.SumPS
 	return dec, nil
 }

@@ -354,8 +354,10 @@ type PreemptionGuard struct {
 	ClassKey calibrate.ClassKey
 	// Models give the mean map time per class (nil: upper bound used).
 	Models func() map[string]deadline.PhaseModel
-	// Slot is the planning slot (for the gain of preemption on purpose).
-	Slot cluster.Resource
+	// Slot is the planning slot (for the gain of preemption on purpose);
+	// Sizer, when set, reads it from the cluster instead.
+	Slot  cluster.Resource
+	Sizer *SlotSizer
 
 	// shielded are the leaves whose disable_preemption this sidecar set
 	// (preemptionShieldStep; AdoptShields after a restart).
@@ -540,10 +542,7 @@ func (g *PreemptionGuard) gain(snap cluster.Snapshot, dec *Decision, sooner floa
 	if d <= 0 {
 		return 0, 0
 	}
-	slot := g.Slot
-	if slot.IsZero() {
-		slot = cluster.Resource{MemoryMB: 2048, VCores: 1}
-	}
+	slot := slotFor(g.Sizer, g.Slot, snap)
 	slots := int64(0)
 	for _, p := range snap.Partitions {
 		slots += p.Total.Fits(slot)

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
 // siteConf is a *-site.xml file.
@@ -102,4 +105,21 @@ func ConfigFromHadoopConf(dir string) (Config, error) {
 		cfg.WebProxyAddress = scheme + a
 	}
 	return cfg, nil
+}
+
+// MinimumAllocation is the scheduler's minimum container from a yarn-site
+// (yarn.scheduler.minimum-allocation-mb and -vcores; a property left out
+// is Hadoop's default, 1024 MB and 1 vcore, yarn-default.xml); zero when
+// there is no yarn-site to read.
+func MinimumAllocation(site map[string]string) cluster.Resource {
+	if site == nil {
+		return cluster.Resource{}
+	}
+	num := func(k string, def int64) int64 {
+		if v, err := strconv.ParseInt(strings.TrimSpace(site[k]), 10, 64); err == nil && v > 0 {
+			return v
+		}
+		return def
+	}
+	return cluster.Resource{MemoryMB: num("yarn.scheduler.minimum-allocation-mb", 1024), VCores: num("yarn.scheduler.minimum-allocation-vcores", 1)}
 }

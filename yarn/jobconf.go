@@ -28,6 +28,12 @@ const (
 	// ceil(Xmx / ratio) MB (JobConf.getMemoryRequired).
 	MapJavaOptsKey = "mapreduce.map.java.opts"
 	HeapRatioKey   = "mapreduce.job.heap.memory-mb.ratio"
+	// ReduceMemoryKey, ReduceVCoresKey, ReduceGPUKey and ReduceJavaOptsKey
+	// size a reduce container the same way (MRJobConfig.REDUCE_MEMORY_MB, ...).
+	ReduceMemoryKey   = "mapreduce.reduce.memory.mb"
+	ReduceVCoresKey   = "mapreduce.reduce.cpu.vcores"
+	ReduceGPUKey      = "mapreduce.reduce.resource.yarn.io/gpu"
+	ReduceJavaOptsKey = "mapreduce.reduce.java.opts"
 )
 
 // Defaults of JobConf.getMemoryRequired and MRJobConfig when the conf
@@ -44,8 +50,9 @@ const (
 // the input dir for affinity, the map size for the usable bound and the
 // preemption guard.
 type jobConf struct {
-	inputDir string
-	mapSize  cluster.Resource
+	inputDir   string
+	mapSize    cluster.Resource
+	reduceSize cluster.Resource
 }
 
 // parseJobConf picks the properties the sidecar uses from a conf body.
@@ -54,7 +61,8 @@ func parseJobConf(conf confJSON) jobConf {
 	for _, p := range conf.Conf.Property {
 		props[p.Name] = strings.TrimSpace(p.Value)
 	}
-	return jobConf{inputDir: props[InputDirKey], mapSize: mapContainerSize(props)}
+	return jobConf{inputDir: props[InputDirKey], mapSize: mapContainerSize(props),
+		reduceSize: containerSize(props, ReduceMemoryKey, ReduceJavaOptsKey, ReduceVCoresKey, ReduceGPUKey)}
 }
 
 var xmxRE = regexp.MustCompile(`-Xmx(\d+)([kKmMgG]?)(?:\s|$)`)
@@ -64,20 +72,26 @@ var xmxRE = regexp.MustCompile(`-Xmx(\d+)([kKmMgG]?)(?:\s|$)`)
 // the heap of mapreduce.map.java.opts over the heap ratio, else 1024 MB;
 // vcores default to 1 (MRJobConfig.DEFAULT_MAP_CPU_VCORES).
 func mapContainerSize(props map[string]string) cluster.Resource {
+	return containerSize(props, MapMemoryKey, MapJavaOptsKey, MapVCoresKey, MapGPUKey)
+}
+
+// containerSize is a task container by its memory, java opts, vcores and
+// GPU keys (the map's or the reduce's; the defaults are the same).
+func containerSize(props map[string]string, memoryKey, javaOptsKey, vcoresKey, gpuKey string) cluster.Resource {
 	r := cluster.Resource{MemoryMB: defaultMapMemoryMB, VCores: defaultMapVCores}
-	if mb, err := strconv.ParseInt(props[MapMemoryKey], 10, 64); err == nil && mb > 0 {
+	if mb, err := strconv.ParseInt(props[memoryKey], 10, 64); err == nil && mb > 0 {
 		r.MemoryMB = mb
-	} else if xmx := heapMB(props[MapJavaOptsKey]); xmx > 0 {
+	} else if xmx := heapMB(props[javaOptsKey]); xmx > 0 {
 		ratio := defaultHeapRatio
 		if v, err := strconv.ParseFloat(strings.TrimSuffix(props[HeapRatioKey], "f"), 64); err == nil && v > 0 && v <= 1 {
 			ratio = v
 		}
 		r.MemoryMB = int64(math.Ceil(float64(xmx) / ratio))
 	}
-	if v, err := strconv.ParseInt(props[MapVCoresKey], 10, 64); err == nil && v > 0 {
+	if v, err := strconv.ParseInt(props[vcoresKey], 10, 64); err == nil && v > 0 {
 		r.VCores = v
 	}
-	if v, err := strconv.ParseInt(props[MapGPUKey], 10, 64); err == nil && v > 0 {
+	if v, err := strconv.ParseInt(props[gpuKey], 10, 64); err == nil && v > 0 {
 		r.GPUs = v
 	}
 	return r
@@ -198,4 +212,11 @@ func (c *Client) JobInputDir(ctx context.Context, app cluster.App, jobID string)
 func (c *Client) JobMapSize(ctx context.Context, app cluster.App, jobID string) (cluster.Resource, error) {
 	v, err := c.jobConf(ctx, app, jobID)
 	return v.mapSize, err
+}
+
+// JobReduceSize returns the container a MapReduce job asks for each reduce,
+// from the same cached conf read as JobMapSize (no extra request).
+func (c *Client) JobReduceSize(ctx context.Context, app cluster.App, jobID string) (cluster.Resource, error) {
+	v, err := c.jobConf(ctx, app, jobID)
+	return v.reduceSize, err
 }

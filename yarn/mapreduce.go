@@ -278,6 +278,11 @@ func (c *Client) historyJob(ctx context.Context, app cluster.App, amErr error) (
 // FinishedJobs reads jobs that finished since `since` from JobHistory, with
 // their successful task attempts and HDFS_BYTES_READ; each job becomes a
 // cluster.App (queue, user, name, tags from the job conf) for calibration.
+// A listed job whose resources JobHistory answers with an error (a damaged
+// history file: 500, recorded) is left out and named in a
+// *cluster.UnreadableJobsError returned beside the others, so one such job
+// does not hide the rest; an unanswered request (connection, timeout)
+// still fails the whole call, as nothing says the job is at fault.
 func (c *Client) FinishedJobs(ctx context.Context, since time.Time) ([]cluster.App, error) {
 	b, err := c.jhsBase()
 	if err != nil {
@@ -295,22 +300,89 @@ func (c *Client) FinishedJobs(ctx context.Context, since time.Time) ([]cluster.A
 		return nil, nil
 	}
 	var out []cluster.App
+	var bad []cluster.UnreadableJob
 	for _, jj := range body.Jobs.Job {
-		job := jj.job()
-		atts, tags, err := c.jobAttempts(ctx, b, jj.ID)
+		app, err := c.finishedApp(ctx, b, jj)
+		if jobAnswered(err) {
+			bad = append(bad, unreadable(jj, err))
+			continue
+		}
 		if err != nil {
 			return out, err
 		}
-		job.Attempts = atts
-		appID := "application_" + strings.TrimPrefix(jj.ID, "job_")
-		q := jj.Queue
-		if !strings.HasPrefix(q, "root.") {
-			q = "root." + q
-		}
-		out = append(out, cluster.App{ID: appID, Name: jj.Name, User: jj.User, Queue: q, State: cluster.AppFinished,
-			Type: "MAPREDUCE", Tags: tags, StartedTime: job.StartTime, FinishedTime: job.FinishTime, Job: &job})
+		out = append(out, app)
+	}
+	if len(bad) > 0 {
+		return out, &cluster.UnreadableJobsError{Jobs: bad}
 	}
 	return out, nil
+}
+
+// FinishedJob reads one finished job by id (job_<ts>_<seq>) from
+// JobHistory as FinishedJobs does: the retry of a job it could not serve
+// before. An error answer for the job is a *cluster.UnreadableJobsError.
+func (c *Client) FinishedJob(ctx context.Context, jobID string) (cluster.App, error) {
+	b, err := c.jhsBase()
+	if err != nil {
+		return cluster.App{}, err
+	}
+	var body struct {
+		Job *jobJSON `json:"job"`
+	}
+	err = c.getJSON(ctx, b.root+"/jobs/"+jobID, nil, &body)
+	if err == nil && body.Job == nil {
+		err = badAnswer{fmt.Errorf("GET %s/jobs/%s: no job", b.root, jobID)}
+	}
+	if err == nil {
+		var app cluster.App
+		if app, err = c.finishedApp(ctx, b, *body.Job); err == nil {
+			return app, nil
+		}
+	}
+	if jobAnswered(err) {
+		jj := jobJSON{ID: jobID}
+		if body.Job != nil {
+			jj = *body.Job
+		}
+		return cluster.App{}, &cluster.UnreadableJobsError{Jobs: []cluster.UnreadableJob{unreadable(jj, err)}}
+	}
+	return cluster.App{}, err
+}
+
+// finishedApp reads one listed job's attempts and conf into an App.
+func (c *Client) finishedApp(ctx context.Context, b jobBase, jj jobJSON) (cluster.App, error) {
+	job := jj.job()
+	atts, tags, err := c.jobAttempts(ctx, b, jj.ID)
+	if err != nil {
+		return cluster.App{}, err
+	}
+	job.Attempts = atts
+	q := jj.Queue
+	if !strings.HasPrefix(q, "root.") {
+		q = "root." + q
+	}
+	return cluster.App{ID: appIDOf(jj.ID), Name: jj.Name, User: jj.User, Queue: q, State: cluster.AppFinished,
+		Type: "MAPREDUCE", Tags: tags, StartedTime: job.StartTime, FinishedTime: job.FinishTime, Job: &job}, nil
+}
+
+func appIDOf(jobID string) string { return "application_" + strings.TrimPrefix(jobID, "job_") }
+
+// jobAnswered: JobHistory answered a request about the job with an error
+// (any status, or a body that is not the job): the job is at fault, not
+// the connection, and the next job may read fine.
+func jobAnswered(err error) bool {
+	var re *RemoteError
+	var bad badAnswer
+	return errors.As(err, &re) || errors.As(err, &bad)
+}
+
+func unreadable(jj jobJSON, err error) cluster.UnreadableJob {
+	q := jj.Queue
+	if q != "" && !strings.HasPrefix(q, "root.") {
+		q = "root." + q
+	}
+	return cluster.UnreadableJob{ID: jj.ID, AppID: appIDOf(jj.ID), Name: jj.Name, User: jj.User, Queue: q,
+		FinishedTime: msTime(int64(jj.FinishTime)), Err: err.Error()}
 }
 
 // jobAttempts reads a job's tasks and the attempts of a sample of its
@@ -322,7 +394,15 @@ func (c *Client) FinishedJobs(ctx context.Context, since time.Time) ([]cluster.A
 func (c *Client) jobAttempts(ctx context.Context, b jobBase, jobID string) ([]cluster.Attempt, []string, error) {
 	var conf confJSON
 	var tags []string
-	if err := c.getJSON(ctx, b.root+"/jobs/"+jobID+"/conf", nil, &conf); err == nil {
+	err := c.getJSON(ctx, b.root+"/jobs/"+jobID+"/conf", nil, &conf)
+	var re *RemoteError
+	if errors.As(err, &re) && re.Status >= 500 {
+		// JobHistory could not load the job (a damaged history file
+		// answers 500 here as for its tasks, recorded): its tasks would
+		// cost another failed request.
+		return nil, nil, err
+	}
+	if err == nil {
 		for _, p := range conf.Conf.Property {
 			if p.Name == "mapreduce.job.tags" {
 				for _, t := range strings.Split(p.Value, ",") {

@@ -234,6 +234,9 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 					// The map size is in the job's conf, read once per
 					// job; a job without it is still a job.
 					j.ContainerSize, confErr = c.JobMapSize(ctx, *a, j.ID)
+					if confErr == nil {
+						j.ReduceContainerSize, _ = c.JobReduceSize(ctx, *a, j.ID) // the same cached conf
+					}
 					c.jobs.put(a, snap.Time, j)
 				}
 				mu.Lock()

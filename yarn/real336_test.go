@@ -76,6 +76,11 @@ func TestReal336Observe(t *testing.T) {
 	if snap.Time.Year() != 2026 || snap.Time.Month() != time.November || snap.Time.Day() != 23 {
 		t.Errorf("snapshot time %v, want the recorded Date (2026-11-23)", snap.Time)
 	}
+	// The leaf queues' configured resources carry the scheduler's minimum
+	// allocation (recorded: 256 MB, 1 vcore): the planning slot's fallback.
+	if m := snap.MinimumAllocation(); m.MemoryMB != 256 || m.VCores != 1 {
+		t.Errorf("minimum allocation %+v, want 256 MB / 1 vcore as recorded", m)
+	}
 	if snap.ConfVersion != 2 { // {"versionID":"2"}
 		t.Errorf("conf version %d, want 2", snap.ConfVersion)
 	}

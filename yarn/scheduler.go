@@ -34,6 +34,13 @@ type queueJSON struct {
 			AbsoluteUsedCapacity jerseyFloat `json:"absoluteUsedCapacity"`
 			AbsoluteMaxCapacity  jerseyFloat `json:"absoluteMaxCapacity"`
 			Weight               jerseyFloat `json:"weight"`
+			// ConfiguredMinResource's resource informations carry the
+			// scheduler's minimum allocation (recorded on 3.3.6).
+			ConfiguredMinResource *struct {
+				ResourceInformations *struct {
+					ResourceInformation jerseyList[allocationBoundsJSON] `json:"resourceInformation"`
+				} `json:"resourceInformations"`
+			} `json:"configuredMinResource"`
 		}] `json:"queueCapacitiesByPartition"`
 	} `json:"capacities"`
 	Resources *struct {
@@ -45,6 +52,13 @@ type queueJSON struct {
 			AMUsed        *resourceJSON `json:"amUsed"`
 		}] `json:"resourceUsagesByPartition"`
 	} `json:"resources"`
+}
+
+// allocationBoundsJSON is one resource information's name and the
+// scheduler's minimum allocation of it.
+type allocationBoundsJSON struct {
+	Name              string    `json:"name"`
+	MinimumAllocation jerseyInt `json:"minimumAllocation"`
 }
 
 // schedulerJSON is the body of /scheduler.
@@ -99,6 +113,9 @@ func (c *Client) queues(ctx context.Context) ([]cluster.Queue, bool, error) {
 				cq.ByPartition[p.PartitionName] = cluster.QueueCapacity{Capacity: float64(p.Capacity), MaxCapacity: float64(p.MaxCapacity),
 					AbsoluteCapacity: float64(p.AbsoluteCapacity), AbsoluteMaxCapacity: float64(p.AbsoluteMaxCapacity), UsedCapacity: float64(p.UsedCapacity),
 					AbsoluteUsed: float64(p.AbsoluteUsedCapacity), Weight: float64(p.Weight)}
+				if m := minimumAllocation(p.ConfiguredMinResource); m != nil && cq.MinimumAllocation == nil {
+					cq.MinimumAllocation = m
+				}
 			}
 		}
 		if q.Resources != nil {
@@ -125,4 +142,30 @@ func (c *Client) queues(ctx context.Context) ([]cluster.Queue, bool, error) {
 	}
 	walk(root, "")
 	return out, usage, nil
+}
+
+// minimumAllocation reads the scheduler's minimum memory and vcores from a
+// configured resource's resource informations; nil when it has none above
+// zero (the mini cluster, older RMs).
+func minimumAllocation(r *struct {
+	ResourceInformations *struct {
+		ResourceInformation jerseyList[allocationBoundsJSON] `json:"resourceInformation"`
+	} `json:"resourceInformations"`
+}) *cluster.Resource {
+	if r == nil || r.ResourceInformations == nil {
+		return nil
+	}
+	var m cluster.Resource
+	for _, ri := range r.ResourceInformations.ResourceInformation {
+		switch ri.Name {
+		case "memory-mb":
+			m.MemoryMB = int64(ri.MinimumAllocation)
+		case "vcores":
+			m.VCores = int64(ri.MinimumAllocation)
+		}
+	}
+	if m.MemoryMB <= 0 {
+		return nil
+	}
+	return &m
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/report"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 )
 
@@ -93,7 +94,8 @@ func newCalibrateCmd() *cobra.Command {
 				if err := store.SetCursor(from); err != nil {
 					return err
 				}
-				l := &sidecar.HistoryLearner{Source: progressSource{client, cmd}, Store: store, Classifier: classifierFrom(cfg), ClassKey: calibrate.ClassKey(cfg.JobClass.By)}
+				l := &sidecar.HistoryLearner{Source: progressSource{client, cmd}, Store: store, Classifier: classifierFrom(cfg), ClassKey: calibrate.ClassKey(cfg.JobClass.By),
+					Log: newLogger(f.logLevel, f.logJSON)}
 				before, _ := store.Count()
 				if err := l.Learn(cmd.Context(), snap); err != nil {
 					return err
@@ -104,6 +106,20 @@ func newCalibrateCmd() *cobra.Command {
 			all, err := store.All()
 			if err != nil {
 				return err
+			}
+			// Jobs JobHistory could not serve, retried or given up: listed
+			// (on stderr with -o json, whose stdout stays the rate cells).
+			unreadable, err := store.Unreadable(time.Now())
+			if err != nil {
+				return err
+			}
+			if len(unreadable) > 0 {
+				nw := noteWriter(cmd, output)
+				fmt.Fprintf(nw, "%d finished jobs JobHistory could not serve are not learned:\n", len(unreadable))
+				for _, u := range unreadable {
+					fmt.Fprintf(nw, "  %s\n", report.UnreadableText(u))
+				}
+				fmt.Fprintln(nw)
 			}
 			t := calibrate.Estimate(all, calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns})
 			if output == "json" {

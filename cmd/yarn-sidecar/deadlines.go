@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
@@ -39,6 +40,8 @@ meet the goal at the configured confidence, and a verdict. It changes nothing in
 			if output == "json" {
 				return writeJSON(cmd.OutOrStdout(), queues)
 			}
+			s := rep.Decision.Slot
+			fmt.Fprintf(cmd.OutOrStdout(), "containers counted in slots of %s (%s)\n", slotText(s.Slot), s.Source)
 			return report.WriteDeadlines(cmd.OutOrStdout(), rep.Snapshot.Time, queues)
 		},
 	}

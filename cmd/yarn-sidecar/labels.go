@@ -10,6 +10,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
 func init() { register(newLabelsCmd) }
@@ -107,6 +108,11 @@ func printLayout(w io.Writer, rep sidecar.LayoutReport, existing []yarn.Label) {
 		fmt.Fprintf(w, "  %s: %s\n", l.Name, l.Reason)
 	}
 	fmt.Fprintln(w)
+	var types []string
+	for _, t := range sortedKeys(rep.TypeSlots) {
+		types = append(types, fmt.Sprintf("%s=%d", t, rep.TypeSlots[t]))
+	}
+	fmt.Fprintf(w, "slots by node type: %s (one slot: %s)\n", strings.Join(types, " "), slotText(rep.Slot))
 	tw = newTable(w)
 	fmt.Fprintln(tw, "CLASS\tSLOTS BY NODE TYPE (min-cost flow)")
 	for _, c := range sortedKeys(rep.Layout.Slots) {
@@ -130,4 +136,13 @@ func printLayout(w io.Writer, rep sidecar.LayoutReport, existing []yarn.Label) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// slotText says a planning slot: memory, and vcores unless the scheduler
+// sizes containers by memory alone.
+func slotText(r cluster.Resource) string {
+	if r.VCores <= 0 {
+		return fmt.Sprintf("%d MB (memory only: DefaultResourceCalculator)", r.MemoryMB)
+	}
+	return fmt.Sprintf("%d MB, %d vcores", r.MemoryMB, r.VCores)
 }

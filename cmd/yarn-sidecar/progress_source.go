@@ -29,3 +29,10 @@ func (p progressSource) FinishedJobs(ctx context.Context, since time.Time) ([]cl
 	fmt.Fprintf(p.cmd.ErrOrStderr(), "\r%d jobs, %d task attempts read                              \n", len(apps), attempts)
 	return apps, err
 }
+
+// FinishedJob reads one job by id: the retry of a job JobHistory could not
+// serve before (sidecar.HistoryJobSource).
+func (p progressSource) FinishedJob(ctx context.Context, jobID string) (cluster.App, error) {
+	fmt.Fprintf(p.cmd.ErrOrStderr(), "retrying %s, which JobHistory could not serve before\n", jobID)
+	return p.c.FinishedJob(ctx, jobID)
+}

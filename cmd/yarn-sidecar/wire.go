@@ -131,7 +131,8 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 		JobBudget: cfg.JobBudget, JobFirst: sidecar.HasGoal(key.ClassOf, cfg.Deadlines.SLO), NodeListingMaxAge: cfg.NodeListingMaxAge.Duration(),
 		AppUsageMaxAge: cfg.AppUsageMaxAge.Duration()}
 	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key,
-		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery}
+		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery,
+		Log: log.Named("calibrate")}
 	if err := learner.Refresh(); err != nil {
 		store.Close()
 		return nil, err
@@ -139,21 +140,24 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	if yc.JHSAddress == "" {
 		log.Warn("no JobHistory address: computing rates come only from the stored history")
 	}
-	slot := cluster.Resource{MemoryMB: 2048, VCores: 1}
+	yarnSite := hadoopYarnSite(cfg, log)
+	// The planning slot is read from what the cluster allocates each cycle
+	// (sidecar.SlotSizer); slot: in the config overrides it.
+	sizer := &sidecar.SlotSizer{Override: cfg.Slot.Resource(), Minimum: yarn.MinimumAllocation(yarnSite), ClassOf: key.ClassOf}
 	busy := &sidecar.BusyQueueFloor{}
 	// The admin's capacities as first seen, next to the history; shared by
 	// the decider (bands) and the label step (partitions it creates).
 	firstSeen := &sidecar.FirstSeen{Path: cfg.Store + ".first-seen.json"}
 	// The preemption step bounds the work a plan makes the RM's preemption kill.
-	guard := &sidecar.PreemptionGuard{Config: cfg.Preemption, YarnSite: hadoopYarnSite(cfg, log), ClassKey: key, Models: learner.Models, Slot: slot}
+	guard := &sidecar.PreemptionGuard{Config: cfg.Preemption, YarnSite: yarnSite, ClassKey: key, Models: learner.Models, Sizer: sizer}
 	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store, Preemption: guard,
-		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Slot: slot, Config: cfg.Labels, FirstSeen: firstSeen},
-		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Slot: slot,
+		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Sizer: sizer, Config: cfg.Labels, FirstSeen: firstSeen},
+		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Sizer: sizer,
 			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
 			Guarantees: cfg.Bands(), RMVersion: rmVersion(client, log), FirstSeen: firstSeen, Preemption: guard},
 		Rules: func(snap cluster.Snapshot) sidecar.SafetyRules {
-			floor := sidecar.FloorRule(snap, slot, cfg.Safety.FloorContainers)
+			floor := sidecar.FloorRule(snap, sizer.Choose(snap).Slot, cfg.Safety.FloorContainers)
 			if cfg.Safety.KeepBusyQueues {
 				floor = sidecar.MaxFloor(floor, busy.Rule(snap))
 			}
@@ -168,7 +172,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 }
 
 // hadoopYarnSite is HADOOP_CONF_DIR's yarn-site.xml, for whether the RM
-// preempts (nil when there is none or it cannot be read: not fatal, the RM's
+// preempts and the scheduler's minimum allocation (nil when there is none or it cannot be read: not fatal, the RM's
 // own answer comes first anyway).
 func hadoopYarnSite(cfg *sidecar.Config, log hclog.Logger) map[string]string {
 	dir := cfg.HadoopConfDir

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 )
 
@@ -47,13 +48,23 @@ type Header struct {
 	// seconds at the status's time (from when it was set, or the audit
 	// record's time after a restart).
 	ShieldAges map[string]float64 `json:"shieldAgeSeconds,omitempty"`
+	// UnreadableJobs are finished jobs JobHistory listed but could not
+	// serve, left out of calibration: retried, or given up; [] when none.
+	UnreadableJobs []calibrate.UnreadableJob `json:"unreadableJobs"`
+	// Slot is the container the decision counted in (absent before one).
+	Slot *sidecar.SlotChoice `json:"slot,omitempty"`
 }
 
 // HeaderOf derives the header from a status.
 func HeaderOf(st sidecar.Status) Header {
 	h := Header{Time: st.Time, Cycle: st.Cycle, Mode: st.Mode, PreemptionEnabled: st.PreemptionEnabled, RM: st.RM,
 		RMVersion: st.RMVersion, ValidationPath: st.ValidationPath, Coverage: st.Coverage(), RunningJobs: len(st.Jobs),
-		LastRunning: st.LastRunning, LostWork: st.LostWorkSeconds, Warnings: []string{}, ShieldedQueues: []string{}}
+		LastRunning: st.LastRunning, LostWork: st.LostWorkSeconds, Warnings: []string{}, ShieldedQueues: []string{},
+		UnreadableJobs: append([]calibrate.UnreadableJob{}, st.Unreadable...)}
+	if st.Slot.Slot.MemoryMB > 0 {
+		s := st.Slot
+		h.Slot = &s
+	}
 	if p := st.Preemption; p != nil {
 		h.ShieldedQueues = append(h.ShieldedQueues, p.Shielded...)
 		for q, since := range p.ShieldSince {
@@ -84,6 +95,9 @@ func HeaderOf(st sidecar.Status) Header {
 		a := l.LastAttempt
 		h.Warnings = append(h.Warnings, fmt.Sprintf("node-label layout %s at %s, not retried before labels.min_interval: %s",
 			a.Result, a.Time.UTC().Format(time.RFC3339), a.Error))
+	}
+	for _, u := range st.Unreadable {
+		h.Warnings = append(h.Warnings, UnreadableText(u))
 	}
 	if c := h.Coverage; c.Cells > 0 && c.Known < c.Cells {
 		h.Warnings = append(h.Warnings, fmt.Sprintf("calibration incomplete: %d of %d class × node-type rates unknown (taken as 1 until measured)", c.Cells-c.Known, c.Cells))
@@ -224,6 +238,13 @@ func WriteStatus(w io.Writer, st sidecar.Status) error {
 	}
 	c := h.Coverage
 	fmt.Fprintf(w, "calibration: %d of %d rates known (%d classes × %d node types)\n", c.Known, c.Cells, c.Classes, c.NodeTypes)
+	if s := h.Slot; s != nil {
+		what := fmt.Sprintf("%d MB, %d vcores", s.Slot.MemoryMB, s.Slot.VCores)
+		if s.Slot.VCores <= 0 {
+			what = fmt.Sprintf("%d MB (memory only)", s.Slot.MemoryMB)
+		}
+		fmt.Fprintf(w, "planning slot: %s, from %s\n", what, s.Source)
+	}
 	if h.RunningJobs == 0 {
 		last := "none seen"
 		if !h.LastRunning.IsZero() {
@@ -306,4 +327,13 @@ func onOff(b *bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// UnreadableText says what became of a job JobHistory could not serve.
+func UnreadableText(u calibrate.UnreadableJob) string {
+	what := fmt.Sprintf("JobHistory cannot serve %s (%s, finished %s): not learned; ", u.JobID, orUnknown(u.Queue), u.Finished.UTC().Format("2006-01-02 15:04Z"))
+	if u.GaveUp {
+		return what + fmt.Sprintf("given up after %d tries, last error: %s", u.Tries, u.LastError)
+	}
+	return what + fmt.Sprintf("tried %d times, next try at %s; error: %s", u.Tries, u.NextTry.UTC().Format("2006-01-02 15:04Z"), u.LastError)
 }

@@ -260,7 +260,10 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	if err := learner.Refresh(); err != nil {
 		return Result{}, err
 	}
-	slot := sidecarSlot()
+	// The planning slot as the daemon reads it (cmd/yarn-sidecar/wire.go):
+	// from the running jobs' task containers; the mini cluster has no
+	// yarn-site, so no scheduler minimum.
+	sizer := &sidecar.SlotSizer{ClassOf: calibrate.ClassKey(cfg.JobClass.By).ClassOf}
 	busy := &sidecar.BusyQueueFloor{}
 	res := Result{Scenario: scenario, Seed: seed, Mode: "sidecar"}
 	var inputs *miniHDFS
@@ -282,21 +285,21 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	loop := &sidecar.Loop{
 		Observer: api,
 		Learner:  learner,
-		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Slot: slot,
+		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Sizer: sizer,
 			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
 			Guarantees: cfg.Bands(), RMVersion: info.HadoopVersion, FirstSeen: firstSeen,
 			// The scenario's yarn-site is what the daemon reads from
 			// HADOOP_CONF_DIR (max_wait_before_kill, max_ignored_over_capacity).
 			Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
-				Models: learner.Models, Slot: slot, YarnSite: sc.YarnSite}},
+				Models: learner.Models, Sizer: sizer, YarnSite: sc.YarnSite}},
 		Applier: &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log, Rate: sidecar.NewRateLimit(cfg.Rate)},
 		Mode:    cfg.Mode,
 		Log:     o.Log,
 		Now:     c.Now,
 		Rules: func(snap clusterSnapshot) sidecar.SafetyRules {
 			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
-				FloorPercent: floorRule(snap, slot, cfg, busy)}
+				FloorPercent: floorRule(snap, sizer.Choose(snap).Slot, cfg, busy)}
 		},
 		OnCycle: func(rep sidecar.CycleReport) {
 			sidecar.RecordCycle(board, rep)
@@ -314,7 +317,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	if o.Labels || cfg.Safety.AllowNodeLabelChanges {
 		loop.Labels = &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
-			Slot: slot, Config: cfg.Labels, FirstSeen: firstSeen}
+			Sizer: sizer, Config: cfg.Labels, FirstSeen: firstSeen}
 		loop.LabelAPI = client
 	}
 	if inputs != nil {

@@ -6,6 +6,4 @@ import (
 
 type clusterSnapshot = cluster.Snapshot
 
-func sidecarSlot() cluster.Resource { return cluster.Resource{MemoryMB: 2048, VCores: 1} }
-
 type clusterResource = cluster.Resource

@@ -1,6 +1,7 @@
 package rmweb
 
 import (
+	"encoding/json"
 	"fmt"
 	"html"
 	"net/http"
@@ -107,6 +108,10 @@ func (h *handler) historyJob(w http.ResponseWriter, r *http.Request) {
 	jobID, _, _ := strings.Cut(rest, "/")
 	// A job id is its application id with the "job" prefix (job_<ts>_<seq>).
 	if j, ok := h.s.Job("application" + strings.TrimPrefix(jobID, "job")); ok && strings.HasPrefix(jobID, "job_") && !j.FinishTime.IsZero() {
+		if j.HistoryUnloadable {
+			historyUnloadable(w, j)
+			return
+		}
 		h.jobResource(w, r, j, rest)
 		return
 	}
@@ -408,4 +413,31 @@ func counterGroups(c map[string]int64, valueKey string) []map[string]any {
 		groups = append(groups, map[string]any{"counterGroupName": "org.apache.hadoop.mapreduce.JobCounter", "counter": job})
 	}
 	return groups
+}
+
+// historyUnloadable answers as JobHistory does for a job whose history file
+// it cannot load (recorded, jhs-unloadable/): 500, a RemoteException naming
+// the .jhist in the done directory, Content-Type with the charset. The
+// NameNode address in the path is the mini cluster's stand-in; the file
+// name follows JobHistory's done-file naming (id-submit-user-name-finish-
+// maps-reduces-state-queue-start).
+func historyUnloadable(w http.ResponseWriter, j Job) {
+	maps, reduces := 0, 0
+	for _, t := range j.Tasks {
+		if t.Type == "MAP" {
+			maps++
+		} else {
+			reduces++
+		}
+	}
+	f := j.FinishTime.UTC()
+	file := fmt.Sprintf("hdfs://localhost:9000/tmp/hadoop-yarn/staging/history/done/%04d/%02d/%02d/000000/%s-%d-%s-%s-%d-%d-%d-%s-%s-%d.jhist",
+		f.Year(), f.Month(), f.Day(), j.ID, ms(j.SubmitTime), j.User, j.Name, ms(j.FinishTime), maps, reduces, j.State,
+		strings.TrimPrefix(j.Queue, "root."), ms(j.StartTime))
+	w.Header().Set("Content-Type", "application/json;charset=utf-8")
+	w.WriteHeader(http.StatusInternalServerError)
+	json.NewEncoder(w).Encode(map[string]any{"RemoteException": map[string]string{
+		"exception":     "YarnRuntimeException",
+		"message":       "org.apache.hadoop.yarn.exceptions.YarnRuntimeException: Could not load history file " + file,
+		"javaClassName": "org.apache.hadoop.yarn.exceptions.YarnRuntimeException"}})
 }

@@ -137,6 +137,11 @@ type Job struct {
 	Conf       map[string]string // job configuration (inputdir, memory.mb, ...)
 	Tasks      []Task
 	Counters   map[string]int64 // job-level FileSystemCounter/TaskCounter/JobCounter values by name
+	// HistoryUnloadable: JobHistory cannot load the job's history file (a
+	// damaged .jhist). Recorded on 3.3.6 (jhs-unloadable/): the jobs list
+	// still shows the job, while /jobs/{id} and everything under it answer
+	// 500 with a YarnRuntimeException.
+	HistoryUnloadable bool
 }
 
 // Task is a map or reduce task.

@@ -23,6 +23,8 @@ type app struct {
 	labelExpr                           string
 	submit, start, finish               time.Time
 	state, finalStatus                  string
+	// historyDamaged: JobHistory cannot load this job (DamageHistory).
+	historyDamaged bool
 
 	amNode    *node
 	amPending bool // AM container requested, not yet allocated
@@ -117,8 +119,9 @@ func (c *Cluster) submit(j JobSpec) *app {
 		"mapreduce.job.name": a.name, "mapreduce.job.queuename": a.queue, "mapreduce.job.user.name": a.user,
 		"mapreduce.input.fileinputformat.inputdir": "hdfs://namenode:8020" + strings.TrimSuffix(a.inputPath, "/part-00000"),
 		"mapreduce.map.memory.mb":                  fmt.Sprint(cls.MapMemoryMB), "mapreduce.map.cpu.vcores": fmt.Sprint(cls.MapVCores),
-		"mapreduce.reduce.memory.mb": fmt.Sprint(cls.MapMemoryMB), "mapreduce.job.reduces": fmt.Sprint(j.Reduces),
-		"mapreduce.job.maps": fmt.Sprint(j.Maps), "mapreduce.job.reduce.slowstart.completedmaps": fmt.Sprint(slowStart),
+		"mapreduce.reduce.memory.mb": fmt.Sprint(cls.MapMemoryMB), "mapreduce.reduce.cpu.vcores": fmt.Sprint(cls.MapVCores), // reduces run in the map size here
+		"mapreduce.job.reduces": fmt.Sprint(j.Reduces),
+		"mapreduce.job.maps":    fmt.Sprint(j.Maps), "mapreduce.job.reduce.slowstart.completedmaps": fmt.Sprint(slowStart),
 		"mapreduce.job.tags": strings.Join(j.Tags, ","), "dfs.blocksize": fmt.Sprint(block),
 	}
 	if cls.MapGPUs > 0 {

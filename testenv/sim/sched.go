@@ -75,7 +75,7 @@ func (c *Cluster) allocateAll() {
 		if n.state != "RUNNING" {
 			continue
 		}
-		for fits(n.free(), rmweb.Resource{MemoryMB: 512, VCores: 1}) {
+		for c.fits(n.free(), rmweb.Resource{MemoryMB: 512, VCores: 1}) {
 			placed := c.offer(n, own[n.label], totals, delay, rackDelay, false)
 			if !placed && n.label != "" && !c.labels[n.label] {
 				// Non-exclusive partition: idle resources go to
@@ -151,7 +151,7 @@ func (c *Cluster) withinMax(queue, p string, size, total rmweb.Resource, borrowe
 		}
 		max := qc.AbsMaxCapacity[p]
 		used := add(c.usage[q][p], size)
-		if float64(used.MemoryMB) > max*float64(total.MemoryMB)+0.5 || float64(used.VCores) > max*float64(total.VCores)+0.5 {
+		if float64(used.MemoryMB) > max*float64(total.MemoryMB)+0.5 || !c.memoryOnly && float64(used.VCores) > max*float64(total.VCores)+0.5 {
 			return false
 		}
 	}
@@ -163,7 +163,7 @@ func (c *Cluster) tryApp(a *app, n *node, total rmweb.Resource, delay, rackDelay
 	p := n.label
 	free := n.free()
 	if a.amPending {
-		if !fits(free, amResource) || !c.withinMax(a.queue, p, amResource, total, borrowed) {
+		if !c.fits(free, amResource) || !c.withinMax(a.queue, p, amResource, total, borrowed) {
 			return false
 		}
 		q := c.tree.ByPath[a.queue]
@@ -180,7 +180,7 @@ func (c *Cluster) tryApp(a *app, n *node, total rmweb.Resource, delay, rackDelay
 		ev.app = a
 		return true
 	}
-	if !a.running || !fits(free, a.mapSize) || !c.withinMax(a.queue, p, a.mapSize, total, borrowed) {
+	if !a.running || !c.fits(free, a.mapSize) || !c.withinMax(a.queue, p, a.mapSize, total, borrowed) {
 		return false
 	}
 	if len(a.pendingMaps) > 0 {

@@ -374,7 +374,8 @@ func (c *Cluster) jobView(a *app) rmweb.Job {
 		state = "NEW"
 	}
 	j := rmweb.Job{ID: a.jobID, AppID: a.id, Name: a.name, User: a.user, Queue: a.queue, State: state,
-		SubmitTime: a.submit, StartTime: a.start, FinishTime: a.finish, Conf: a.conf, Counters: map[string]int64{}}
+		SubmitTime: a.submit, StartTime: a.start, FinishTime: a.finish, Conf: a.conf, Counters: map[string]int64{},
+		HistoryUnloadable: a.historyDamaged}
 	var read int64
 	for _, ts := range [][]*task{a.maps, a.reduces} {
 		for _, t := range ts {

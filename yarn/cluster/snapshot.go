@@ -123,6 +123,11 @@ type Queue struct {
 	Mode     string   `json:"mode,omitempty"` // percentage, weight, absolute
 	// ByPartition is keyed by partition name ("" = default).
 	ByPartition map[string]QueueCapacity `json:"byPartition"`
+	// MinimumAllocation is the scheduler's minimum container as the queue
+	// reports it (3.x: the resource informations of its configured
+	// resources carry minimumAllocation, recorded 256 MB / 1 vcore on
+	// 3.3.6); nil when not reported.
+	MinimumAllocation *Resource `json:"minimumAllocation,omitempty"`
 	// AccessibleLabels are the labels the queue may use; "*" means all.
 	AccessibleLabels       []string `json:"accessibleLabels,omitempty"`
 	DefaultLabelExpression string   `json:"defaultNodeLabelExpression,omitempty"`
@@ -289,8 +294,11 @@ type Job struct {
 	InputPaths []string `json:"inputPaths,omitempty"`
 	// ContainerSize is the map container request (mapreduce.map.memory.mb,
 	// mapreduce.map.cpu.vcores, mapreduce.map.resource.yarn.io/gpu).
-	ContainerSize Resource  `json:"containerSize"`
-	Attempts      []Attempt `json:"attempts,omitempty"`
+	ContainerSize Resource `json:"containerSize"`
+	// ReduceContainerSize is the reduce container request
+	// (mapreduce.reduce.memory.mb, cpu.vcores), read with ContainerSize.
+	ReduceContainerSize Resource  `json:"reduceContainerSize"`
+	Attempts            []Attempt `json:"attempts,omitempty"`
 	// RunningMaps is the progress (0..1) of each running map, from the
 	// AM's tasks (running jobs only).
 	RunningMaps []float64 `json:"runningMaps,omitempty"`
@@ -463,4 +471,15 @@ func (s *Snapshot) RunningApps() []App {
 		}
 	}
 	return out
+}
+
+// MinimumAllocation is the scheduler's minimum container as the first
+// queue reporting one says; zero when none does.
+func (s *Snapshot) MinimumAllocation() Resource {
+	for _, q := range s.Queues {
+		if q.MinimumAllocation != nil {
+			return *q.MinimumAllocation
+		}
+	}
+	return Resource{}
 }
