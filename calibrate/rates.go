@@ -312,6 +312,7 @@ func Estimate(samples []Sample, o Options) *Table {
 			t.cells[class][typ] = cell
 		}
 	}
+	addFamilies(t, o.MinSamples) // families.go: Spark apps' classes from their stages
 	return t
 }
 

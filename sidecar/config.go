@@ -53,6 +53,8 @@ type Config struct {
 	// rest keep their last read or, never read, only the RM's progress
 	// (issue 19).
 	JobBudget int `yaml:"job_budget"`
+	// Spark reads Spark applications' REST API (config_spark.go).
+	Spark SparkConfig `yaml:"spark"`
 	// NodeListingMaxAge bounds how long observe reuses the node listing
 	// (the biggest answer it reads) while /cluster/metrics' node counts
 	// and totals are unchanged and no node labels were written (default
@@ -444,6 +446,7 @@ func (c *Config) Validate() error {
 	}
 	c.Preemption.validate(add)
 	c.validateGuarantees(add)
+	bad = append(bad, c.Spark.validate()...)
 	if len(bad) > 0 {
 		return &ConfigError{Fields: bad}
 	}

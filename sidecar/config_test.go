@@ -39,6 +39,8 @@ func TestConfigValidationListsEveryBadField(t *testing.T) {
 		{"slot sizes", "slot: {memory_mb: -512, vcores: -1}\n", []string{"slot.memory_mb:", "slot.vcores:"}},
 		{"slot vcores without memory", "slot: {vcores: 2}\n", []string{"slot.memory_mb:"}},
 		{"a slot override", "slot: {memory_mb: 3072, vcores: 2}\n", nil},
+		{"spark history server", "spark: {enabled: true, history_server: \"ftp://hs:1\"}\n", []string{"spark.history_server:"}},
+		{"spark history server without spark", "spark: {history_server: \"hs:18080\"}\n", []string{"spark.history_server:"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

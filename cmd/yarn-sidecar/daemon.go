@@ -122,7 +122,7 @@ func (f *daemonFlags) build() (*Daemon, error) {
 	d.closers = append(d.closers, audit.Close)
 	d.Loop = &sidecar.Loop{
 		Observer: deps.Observer,
-		Learner:  deps.Learner,
+		Learner:  deps.loopLearner(),
 		Decider:  deps.Decider,
 		Applier: &sidecar.Applier{API: deps.ConfAPI, Audit: audit, User: cfg.User, Validation: &sidecar.RMValidation{},
 			WriteTimeout: cfg.Safety.VerifyTimeout, Log: log.Named("apply")},

@@ -24,9 +24,11 @@ type deps struct {
 	Observer sidecar.Observer
 	ConfAPI  sidecar.ConfAPI
 	Learner  *sidecar.HistoryLearner
-	Decider  sidecar.Decider
-	Rules    func(cluster.Snapshot) sidecar.SafetyRules
-	Store    *calibrate.Store
+	// Spark learns from Spark apps too (nil when spark.enabled is off).
+	Spark   *sidecar.SparkLearner
+	Decider sidecar.Decider
+	Rules   func(cluster.Snapshot) sidecar.SafetyRules
+	Store   *calibrate.Store
 	// Layouter is the node-label step (used when labels may change, and by
 	// `labels plan|apply`).
 	Layouter *sidecar.LabelLayouter
@@ -165,6 +167,10 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 				FloorPercent: floor}
 		}}
 	if err := wireHDFS(cfg, d, log); err != nil {
+		d.Close()
+		return nil, err
+	}
+	if d.Spark, err = wireSpark(cfg, yc, client, learner, log); err != nil {
 		d.Close()
 		return nil, err
 	}

@@ -223,6 +223,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		if err == nil {
 			err = learnerFor(client).Learn(ctx, snap)
 		}
+		if err == nil && hasSpark(sc) {
+			err = ingestSparkHistory(ctx, client, srv.URL, store, classifier, calibrate.ClassKey(cfg.JobClass.By))
+		}
 		srv.Close()
 		if err != nil {
 			return Result{}, fmt.Errorf("warm-up ingest: %w", err)
@@ -282,9 +285,16 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	if v, err := client.RMVersion(ctx); err == nil {
 		sidecar.RecordRM(board, v)
 	}
+	var loopLearner sidecar.Learner = learner
+	if hasSpark(sc) { // as the daemon with spark.enabled
+		key := calibrate.ClassKey(cfg.JobClass.By)
+		if loopLearner, err = sparkLearner(client, srv.URL, learner, sidecar.HasGoal(key.ClassOf, cfg.Deadlines.SLO)); err != nil {
+			return Result{}, err
+		}
+	}
 	loop := &sidecar.Loop{
 		Observer: api,
-		Learner:  learner,
+		Learner:  loopLearner,
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Sizer: sizer,
 			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,

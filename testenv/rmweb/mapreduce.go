@@ -23,6 +23,10 @@ func (h *handler) proxy(w http.ResponseWriter, r *http.Request) {
 		notFound(w, "application "+appID+" not found")
 		return
 	}
+	if a.ApplicationType == "SPARK" && h.o.SparkUI != nil {
+		h.o.SparkUI.ServeHTTP(w, r)
+		return
+	}
 	if !a.FinishedTime.IsZero() {
 		jhs := h.o.JobHistoryAddress
 		if jhs == "" {

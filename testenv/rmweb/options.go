@@ -1,5 +1,7 @@
 package rmweb
 
+import "net/http"
+
 // Options configure the served endpoints the way yarn-site.xml configures a
 // real RM.
 type Options struct {
@@ -35,6 +37,10 @@ type Options struct {
 	// AM proxy's redirect for finished apps; "" means the host the request
 	// came to (the mini cluster serves JobHistory on the RM's port).
 	JobHistoryAddress string
+	// SparkUI, when set, serves /proxy/{appid}/... for SPARK apps: their
+	// driver's UI (testenv/sparkweb.DriverUI), which a real proxy forwards
+	// to.
+	SparkUI http.Handler
 	// ReplaceLabelsReadEmpty makes replace-node-to-labels read every
 	// entry's labels as an empty list, whatever the body says: the real RM
 	// with a body whose labels it cannot read (recorded on 3.3.6 for the

@@ -307,6 +307,12 @@ func (c *Cluster) runUntil(t time.Time) {
 		case evSpeculate:
 			c.speculateRound()
 			c.schedule(c.now.Add(c.spec.conf.Interval), evSpeculate, 0, nil)
+		case evSparkTaskDone:
+			c.sparkTaskDone(ev.app, ev.sat)
+		case evSparkExecutorUp:
+			c.scheduleSparkTasks(ev.app)
+		case evSparkTick:
+			c.sparkTickEvent(ev.app)
 		}
 	}
 	if t.After(c.now) {
@@ -323,6 +329,11 @@ const (
 	evAMReady
 	evPreemptionMonitor
 	evSpeculate
+	// Spark applications (spark.go); evNone is a cancelled event.
+	evSparkTaskDone
+	evSparkExecutorUp
+	evSparkTick
+	evNone
 )
 
 type event struct {
@@ -332,6 +343,7 @@ type event struct {
 	idx  int
 	att  *attempt
 	app  *app
+	sat  *sparkAttempt
 }
 
 type eventHeap []*event

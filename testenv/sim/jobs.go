@@ -49,6 +49,9 @@ type app struct {
 	preempted preemptedTotals
 	// nextSpeculate is when the speculator may next add an attempt.
 	nextSpeculate time.Time
+	// spark is a Spark application's driver state (spark.go); nil for
+	// a MapReduce job.
+	spark *sparkApp
 	// history is the JobHistory view, built once when the job finished
 	// (it never changes after), so serving the JHS stays O(jobs).
 	history *rmweb.Job
@@ -108,6 +111,13 @@ func (c *Cluster) submit(j JobSpec) *app {
 		replicas[i] = c.placeReplicasIn(j.InputRacks)
 	}
 	f := c.fs.AddFile(a.inputPath, size, block, replicas)
+	if cls.Spark != nil {
+		c.initSpark(a, cls, f)
+		c.apps = append(c.apps, a)
+		c.appByID[a.id] = a
+		c.active = append(c.active, a)
+		return a
+	}
 	for i, b := range f.Blocks {
 		t := &task{idx: i, typ: "MAP", state: "SCHEDULED", bytes: b.Length, hosts: b.Hosts}
 		a.maps = append(a.maps, t)
@@ -211,6 +221,10 @@ func (c *Cluster) amReady(a *app) {
 		return // an AM preempted before it was up
 	}
 	a.running, a.state = true, "RUNNING"
+	if a.spark != nil {
+		c.sparkDriverReady(a)
+		return
+	}
 	for _, t := range a.maps {
 		if t.state != "SUCCEEDED" { // a restarted AM recovers finished tasks
 			c.addPendingMap(a, t.idx)
@@ -247,7 +261,7 @@ func (c *Cluster) maybeRequestReduces(a *app) {
 
 // hasDemand reports whether the app wants a container now.
 func (a *app) hasDemand() bool {
-	return a.finish.IsZero() && (a.amPending || (a.running && (len(a.pendingMaps) > 0 || a.pendingReduces > 0)))
+	return a.finish.IsZero() && (a.amPending || (a.running && (len(a.pendingMaps) > 0 || a.pendingReduces > 0 || a.spark != nil && a.spark.wanted() > 0)))
 }
 
 // startAttempt runs a task attempt on a node: the container is allocated,
@@ -361,6 +375,9 @@ func (c *Cluster) killContainersOn(n *node) {
 					}
 				}
 			}
+		}
+		if a.spark != nil {
+			c.sparkExecutorsLost(a, n)
 		}
 		if a.amNode == n {
 			c.finishApp(a, "FAILED", "FAILED")

@@ -102,6 +102,9 @@ type ClassSpec struct {
 	// SpeedChanges replace speed factors from a time on (a new version of
 	// the job, a driver update): learned rates must follow (issue 18).
 	SpeedChanges []SpeedChange `yaml:"speed_changes"`
+	// Spark, when set, makes the class's jobs Spark applications
+	// (spark_spec.go); map_seconds is then unused.
+	Spark *SparkClassSpec `yaml:"spark"`
 }
 
 // SpeedChange sets a class's speed per node type from At (since the
@@ -235,6 +238,12 @@ func (sc *Scenario) defaults() {
 		if c.MapVCores == 0 {
 			c.MapVCores = 1
 		}
+		if c.Spark != nil {
+			c.Spark.defaults()
+			if c.MapSeconds == 0 && len(c.Spark.Stages) > 0 {
+				c.MapSeconds = c.Spark.Stages[0].TaskSeconds
+			}
+		}
 	}
 	for i := range sc.Jobs {
 		if sc.Jobs[i].Repeat == 0 {
@@ -271,6 +280,9 @@ func (sc *Scenario) validate() error {
 					bad = append(bad, fmt.Sprintf("classes[%d].speed_changes[%d]: unknown node type %q", i, k, t))
 				}
 			}
+		}
+		if c.Spark != nil {
+			bad = append(bad, c.Spark.validate(i, types)...)
 		}
 		classes[c.Name] = true
 	}

@@ -180,6 +180,9 @@ func (c *Cluster) tryApp(a *app, n *node, total rmweb.Resource, delay, rackDelay
 		ev.app = a
 		return true
 	}
+	if a.spark != nil {
+		return c.trySparkExecutor(a, n, total, borrowed)
+	}
 	if !a.running || !c.fits(free, a.mapSize) || !c.withinMax(a.queue, p, a.mapSize, total, borrowed) {
 		return false
 	}

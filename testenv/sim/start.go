@@ -3,14 +3,30 @@ package sim
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/rmweb"
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/sparkweb"
 )
 
 // Handler serves the cluster's RM, AM-proxy and JobHistory REST APIs.
+//
+// Spark apps' drivers are served behind the RM's proxy, and the Spark
+// History Server on the same port under /api/v1/ (as JobHistory is):
+// spark.yarn.historyServer.address is the RM's host:port.
 func (c *Cluster) Handler() http.Handler {
-	return rmweb.New(c, c.RMOptions())
+	o := c.RMOptions()
+	o.SparkUI = sparkweb.DriverUI(c, "")
+	rm := rmweb.New(c, o)
+	hs := sparkweb.HistoryServer(c)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/v1/") || r.URL.Path == "/api/v1" {
+			hs.ServeHTTP(w, r)
+			return
+		}
+		rm.ServeHTTP(w, r)
+	})
 }
 
 // RMOptions are the RM web options the scenario asks for (conf store,

@@ -59,6 +59,9 @@ func (c *Cluster) Results() []JobResult {
 		}
 		r.MinTaskSeconds = c.sc.MinWork(a.class, bytes, len(a.reduces), a.submit.Sub(c.start))
 		r.MapUse, r.MapProc, r.MapRead = c.mapUse(a)
+		if a.spark != nil {
+			c.sparkResult(a, &r)
+		}
 		for _, t := range a.tags {
 			if v, ok := strings.CutPrefix(t, "deadline="); ok {
 				if d, err := parseDeadline(v, a.submit); err == nil {
@@ -89,6 +92,13 @@ func (c *Cluster) ContainersByType() map[string]map[string]int {
 			continue
 		}
 		m := map[string]int{}
+		if a.spark != nil {
+			for _, e := range a.spark.executors {
+				if e.live() {
+					m[e.node.typ]++
+				}
+			}
+		}
 		for _, ts := range [][]*task{a.maps, a.reduces} {
 			for _, t := range ts {
 				for _, at := range t.attempts {
@@ -199,6 +209,13 @@ func (c *Cluster) QueueRuntime(path string) rmweb.QueueRuntime {
 		if a.amNode != nil {
 			counts[a.amNode.label]++
 		}
+		if a.spark != nil {
+			for _, e := range a.spark.executors {
+				if e.live() {
+					counts[e.node.label]++
+				}
+			}
+		}
 		for _, ts := range [][]*task{a.maps, a.reduces} {
 			for _, t := range ts {
 				for _, at := range t.attempts {
@@ -223,13 +240,16 @@ func (c *Cluster) QueueRuntime(path string) rmweb.QueueRuntime {
 
 func (c *Cluster) appView(a *app) rmweb.App {
 	v := rmweb.App{ID: a.id, User: a.user, Name: a.name, Queue: a.queue, State: a.state, FinalStatus: a.finalStatus,
-		ApplicationType: "MAPREDUCE", Tags: a.tags, Priority: a.priority, StartedTime: a.submit, LaunchTime: a.start,
+		ApplicationType: a.appType(), Tags: a.tags, Priority: a.priority, StartedTime: a.submit, LaunchTime: a.start,
 		FinishedTime: a.finish, Allocated: a.allocated, RunningContainers: a.containers, NodeLabelExpression: a.labelExpr,
 		AMLabelExpression: c.labelExpr(a), Preempted: a.preemptedView(),
 		AttemptID: fmt.Sprintf("appattempt_%d_%04d_000001", c.clusterTS, a.seq)}
 	total := len(a.maps) + len(a.reduces)
 	if total > 0 {
 		v.Progress = 100 * float64(a.mapsDone+a.reducesDone) / float64(total)
+	}
+	if a.spark != nil {
+		v.Progress = a.spark.progress()
 	}
 	if a.finish.IsZero() {
 		v.ByPartition = c.appPartitions(a)
@@ -332,7 +352,7 @@ func (c *Cluster) Job(appID string) (rmweb.Job, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	a, ok := c.appByID[appID]
-	if !ok {
+	if !ok || a.spark != nil { // a Spark app runs no MapReduce job
 		return rmweb.Job{}, false
 	}
 	return c.historyOrLive(a), true
@@ -356,7 +376,7 @@ func (c *Cluster) FinishedJobs() []rmweb.Job {
 	defer c.mu.Unlock()
 	var out []rmweb.Job
 	for _, a := range c.apps {
-		if !a.finish.IsZero() {
+		if !a.finish.IsZero() && a.spark == nil {
 			out = append(out, c.historyOrLive(a))
 		}
 	}
@@ -542,6 +562,9 @@ func (c *Cluster) appUsageByPartition(a *app) map[string]rmweb.Resource {
 				}
 			}
 		}
+	}
+	if a.spark != nil {
+		a.spark.usage(out)
 	}
 	return out
 }
