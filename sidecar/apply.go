@@ -186,13 +186,18 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		pc.To = got
 		out.Priorities = append(out.Priorities, pc)
 	}
-	if a.Mode == ModeDryRun {
+	if a.Mode.RecordsOnly() {
 		out.Result = ResultDryRun
 	}
 	return out, err
 }
 
 func (a *Applier) applyMutation(ctx context.Context, plan *Plan, entry *AuditEntry, log hclog.Logger) (Result, int64, error) {
+	if g, ok := a.API.(WriteGate); ok {
+		if err := g.CanWrite(ctx); err != nil {
+			return ResultRefused, plan.ConfVersion, err
+		}
+	}
 	live, err := a.API.SchedulerConf(ctx)
 	if err != nil {
 		if errors.Is(err, ErrConfNotMutable) {

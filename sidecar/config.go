@@ -23,13 +23,47 @@ type Mode string
 const (
 	ModeDryRun Mode = "dry-run"
 	ModeApply  Mode = "apply"
+	// ModePropose runs as dry-run and keeps the plan as the admin would
+	// apply it (a capacity-scheduler.xml, its diff, the commands) at the
+	// daemon's /proposal: for clusters whose files belong to Ambari or
+	// Cloudera Manager (issue 34).
+	ModePropose Mode = "propose"
 )
+
+// RecordsOnly reports whether the mode writes nothing to YARN (dry-run,
+// propose).
+func (m Mode) RecordsOnly() bool { return m == ModeDryRun || m == ModePropose }
+
+// ActConfig is how the sidecar acts where the RM's scheduler configuration
+// store is the file store.
+type ActConfig struct {
+	// Via: "" (the default) acts through the scheduler-conf API only, so a
+	// file-store RM is read, planned for and proposed to, never written;
+	// "refresh-queues" writes capacity-scheduler.xml and runs refreshQueues
+	// on every RM (the admin protocol), as Ambari and Cloudera Manager do.
+	Via string `yaml:"via"`
+	// CapacitySchedulerXML is the file to write (default
+	// <hadoop_conf_dir>/capacity-scheduler.xml).
+	CapacitySchedulerXML string `yaml:"capacity_scheduler_xml"`
+	// AdminAddresses are the RMs' yarn.resourcemanager.admin.address
+	// (host:port, every RM of an HA cluster); default from yarn-site.xml.
+	AdminAddresses []string `yaml:"admin_addresses"`
+	// SharedFile says capacity-scheduler.xml is the one file every RM
+	// reads (shared storage). With more than one RM and no shared file the
+	// sidecar refuses refresh-queues: the RMs would load different files.
+	SharedFile bool `yaml:"shared_file"`
+}
+
+// ActViaRefreshQueues is ActConfig.Via's file-store writer.
+const ActViaRefreshQueues = "refresh-queues"
 
 // Config is the sidecar's configuration file (configs/sidecar.example.yaml
 // documents every option). Load it with LoadConfig, which defaults then
 // validates.
 type Config struct {
 	Mode Mode `yaml:"mode"`
+	// Act says how apply mode writes on a file-store RM (issue 34).
+	Act ActConfig `yaml:"act"`
 
 	// Connection. Empty values are found from HADOOP_CONF_DIR.
 	RM            []string      `yaml:"rm"`
@@ -369,8 +403,20 @@ func (e *ConfigError) Error() string {
 func (c *Config) Validate() error {
 	var bad []string
 	add := func(path, format string, a ...any) { bad = append(bad, path+": "+fmt.Sprintf(format, a...)) }
-	if c.Mode != ModeDryRun && c.Mode != ModeApply {
-		add("mode", "%q is not dry-run or apply", c.Mode)
+	if c.Mode != ModeDryRun && c.Mode != ModeApply && c.Mode != ModePropose {
+		add("mode", "%q is not dry-run, propose or apply", c.Mode)
+	}
+	switch c.Act.Via {
+	case "":
+	case ActViaRefreshQueues:
+		if c.Act.CapacitySchedulerXML == "" && c.HadoopConfDir == "" {
+			add("act.capacity_scheduler_xml", "refresh-queues needs the file: set it, or hadoop_conf_dir")
+		}
+		if len(c.Act.AdminAddresses) > 1 && !c.Act.SharedFile {
+			add("act.shared_file", "%d RMs (admin_addresses) each read their own capacity-scheduler.xml and the sidecar writes only this host's: put the file on storage every RM reads and set shared_file: true, or use mode: propose", len(c.Act.AdminAddresses))
+		}
+	default:
+		add("act.via", "%q is not refresh-queues (or empty: the scheduler-conf API only)", c.Act.Via)
 	}
 	for i, u := range c.RM {
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {

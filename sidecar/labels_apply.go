@@ -80,7 +80,7 @@ func (a *Applier) applyLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 	if err := strandCheck(before, ch.Nodes); err != nil {
 		return ResultRejected, &RejectedError{Stage: "local", Err: err}
 	}
-	if a.Mode == ModeDryRun {
+	if a.Mode.RecordsOnly() {
 		return ResultDryRun, nil
 	}
 

@@ -216,6 +216,9 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	if err != nil {
 		return rep, fmt.Errorf("build plan: %w", err)
 	}
+	if s, ok := l.Observer.(ConfSourcer); ok {
+		plan.ConfSource = s.ConfSource()
+	}
 	plan.SetGlobals(dec.Globals)
 	plan.Priorities = dec.Priorities
 	plan.Predicted = dec.Predicted

@@ -59,12 +59,16 @@ type Change struct {
 // configuration version it was made from. Applier turns it into one
 // scheduler-conf mutation.
 type Plan struct {
-	Time        time.Time          `json:"time"`
-	ConfVersion int64              `json:"confVersion"`
-	Changes     []Change           `json:"changes"`
-	Priorities  []PriorityChange   `json:"priorities,omitempty"`
-	Reasons     []string           `json:"reasons,omitempty"`
-	Mutation    schedconf.Mutation `json:"-"`
+	Time        time.Time `json:"time"`
+	ConfVersion int64     `json:"confVersion"`
+	// ConfSource is where the live configuration came from: scheduler-conf,
+	// /ws/v1/cluster/scheduler or file:<capacity-scheduler.xml> (a
+	// file-store RM; AnyStore). Empty when the observer does not say.
+	ConfSource string             `json:"confSource,omitempty"`
+	Changes    []Change           `json:"changes"`
+	Priorities []PriorityChange   `json:"priorities,omitempty"`
+	Reasons    []string           `json:"reasons,omitempty"`
+	Mutation   schedconf.Mutation `json:"-"`
 	// Base is the live configuration the plan was made from; Desired is Base
 	// with the (safety-limited) plan applied.
 	Base    schedconf.Conf `json:"-"`

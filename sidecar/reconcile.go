@@ -121,6 +121,13 @@ type ConfReader interface {
 	ConfVersion(ctx context.Context) (int64, error)
 }
 
+// InterruptedWriteRecoverer is implemented by ConfReaders whose write can
+// be left half-done by a kill (the file store: the file written, no RM
+// refreshed): reconciliation lets them put it right before it judges.
+type InterruptedWriteRecoverer interface {
+	RecoverInterruptedWrite(ctx context.Context) (string, error)
+}
+
 // ReconcileAudit repairs a torn last line of the audit log (a record whose
 // write never returned is not a record), then compares the last record
 // with the live configuration and version and appends what it finds. It
@@ -154,6 +161,15 @@ func ReconcileAudit(ctx context.Context, path string, rm ConfReader, log hclog.L
 	}
 	if intent != nil {
 		last = intent
+		if r, ok := rm.(InterruptedWriteRecoverer); ok {
+			note, err := r.RecoverInterruptedWrite(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("reconcile: recover the interrupted write: %w", err)
+			}
+			if note != "" {
+				log.Warn("restart reconciliation", "detail", note)
+			}
+		}
 	}
 	if last == nil {
 		return nil, nil

@@ -80,6 +80,9 @@ func (v *RMValidation) Check(ctx context.Context, api ConfAPI, live schedconf.Co
 		return Verdict{Path: ValidationLocalOnly, Reason: reason}, nil
 	}
 	verr := api.ValidateMutation(ctx, m)
+	if errors.Is(verr, errFileStoreNoValidate) {
+		return Verdict{Path: ValidationLocalOnly, Reason: "file store: the RM has no validate endpoint; refreshQueues validates the file and keeps the old queues when it is invalid"}, nil
+	}
 	if verr == nil {
 		v.markUp(rm, log)
 		return Verdict{Path: ValidationRM}, nil

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
 // siteConf is a *-site.xml file.
@@ -105,6 +106,65 @@ func ConfigFromHadoopConf(dir string) (Config, error) {
 		cfg.WebProxyAddress = scheme + a
 	}
 	return cfg, nil
+}
+
+// CapacitySchedulerConf reads a capacity-scheduler.xml (the file store's
+// configuration, on the RM host) as its yarn.scheduler.capacity.*
+// properties, the form GET /scheduler-conf returns on a mutable store.
+func CapacitySchedulerConf(path string) (schedconf.Conf, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var s siteConf
+	if err := xml.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	out := schedconf.Conf{}
+	for _, p := range s.Property {
+		if name := strings.TrimSpace(p.Name); strings.HasPrefix(name, schedconf.Prefix) {
+			out[name] = strings.TrimSpace(p.Value)
+		}
+	}
+	return out, nil
+}
+
+// AdminAddresses reads the RMs' admin addresses (the admin protocol:
+// refreshQueues) from HADOOP_CONF_DIR's yarn-site.xml: every
+// yarn.resourcemanager.admin.address.<id> with HA, else
+// yarn.resourcemanager.admin.address; a missing one is the RM's hostname at
+// Hadoop's default port 8033.
+func AdminAddresses(dir string) ([]string, error) {
+	y, err := loadSite(filepath.Join(dir, "yarn-site.xml"))
+	if err != nil {
+		return nil, err
+	}
+	one := func(key, hostKey string) string {
+		if a := strings.TrimSpace(y[key]); a != "" {
+			return a
+		}
+		if h := strings.TrimSpace(y[hostKey]); h != "" {
+			return h + ":8033"
+		}
+		return ""
+	}
+	var out []string
+	if strings.EqualFold(y["yarn.resourcemanager.ha.enabled"], "true") {
+		for _, id := range strings.Split(y["yarn.resourcemanager.ha.rm-ids"], ",") {
+			if id = strings.TrimSpace(id); id == "" {
+				continue
+			}
+			if a := one("yarn.resourcemanager.admin.address."+id, "yarn.resourcemanager.hostname."+id); a != "" {
+				out = append(out, a)
+			}
+		}
+	} else if a := one("yarn.resourcemanager.admin.address", "yarn.resourcemanager.hostname"); a != "" {
+		out = []string{a}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: yarn-site.xml names no ResourceManager admin address", dir)
+	}
+	return out, nil
 }
 
 // MinimumAllocation is the scheduler's minimum container from a yarn-site

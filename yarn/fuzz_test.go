@@ -59,12 +59,14 @@ var fuzzCalls = []func(ctx context.Context, c *Client) error{
 		_, err := c.Observe(ctx, ObserveOptions{Now: time.Unix(1795412916, 0), Jobs: true})
 		return err
 	},
+	func(ctx context.Context, c *Client) error { _, err := c.ConfFromScheduler(ctx); return err },
 }
 
 // FuzzClientViews: no body, status or content type makes a call panic or
 // hang, and a failed call names the endpoint it read.
 func FuzzClientViews(f *testing.F) {
-	seeds := fuzzseed.Files(f, "testdata/*.json", "testdata/real-3.3.6/*/*.body", "testdata/real-3.3.6/*/*.json")
+	seeds := fuzzseed.Files(f, "testdata/*.json", "testdata/real-3.3.6/*/*.body", "testdata/real-3.3.6/*/*.json",
+		"testdata/real-3.3.6-file-store/*.body")
 	for _, b := range seeds {
 		for i := range fuzzCalls {
 			f.Add(uint8(i), b, "application/json", uint16(200))

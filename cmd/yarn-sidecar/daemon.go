@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -40,6 +41,11 @@ type Daemon struct {
 	Loop     *sidecar.Loop
 	Board    *sidecar.StatusBoard
 	Periodic map[string]func()
+	// ConfAPI is the applier's API (AnyStore): proposals read the live
+	// capacity-scheduler.xml through it.
+	ConfAPI sidecar.ConfAPI
+	// Proposals holds the latest proposal (mode: propose; /proposal).
+	Proposals *sidecar.ProposalBoard
 	// Layouter and LabelAPI serve `labels plan|apply` whatever the config.
 	Layouter *sidecar.LabelLayouter
 	LabelAPI sidecar.NodeLabelAPI
@@ -137,6 +143,16 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		d.Loop.Labels, d.Loop.LabelAPI = deps.Layouter, deps.Client
 	}
 	d.Layouter, d.LabelAPI = deps.Layouter, deps.Client
+	d.ConfAPI = deps.ConfAPI
+	if cfg.Mode == sidecar.ModePropose {
+		d.Proposals = &sidecar.ProposalBoard{}
+		d.Loop.OnCycle = chainOnCycle(d.Loop.OnCycle, func(rep sidecar.CycleReport) {
+			if rep.Plan != nil {
+				p, err := d.proposal(context.Background(), rep.Plan)
+				d.Proposals.Set(p, err)
+			}
+		})
+	}
 	d.Guard, d.Observer = deps.Preemption, deps.Observer
 	d.Periodic = deps.Periodic(cfg)
 	recordHeader(d.Board, deps.Client, cfg.AuditLog, log)

@@ -33,6 +33,14 @@ func (g leaderGuard) UpdateConf(ctx context.Context, m schedconf.Mutation) error
 	return g.ConfAPI.UpdateConf(ctx, m)
 }
 
+// CanWrite forwards the wrapped API's write gate (a file store that cannot act).
+func (g leaderGuard) CanWrite(ctx context.Context) error {
+	if w, ok := g.ConfAPI.(sidecar.WriteGate); ok {
+		return w.CanWrite(ctx)
+	}
+	return nil
+}
+
 func (g leaderGuard) SetAppPriority(ctx context.Context, appID string, p int) (int, error) {
 	if !g.el.IsLeader() {
 		return 0, errNotLeader

@@ -26,8 +26,10 @@ priorities from the learned computing rates and the jobs' goals, validates the r
 and with the RM's POST /scheduler-conf/validate (locally only when the RM cannot validate, e.g.
 on a leveldb store; the output says which), and prints it. It never writes to YARN.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
+			if output != "xml" && output != "diff" {
+				if err := checkOutput(output); err != nil {
+					return fmt.Errorf("%w, xml or diff", err)
+				}
 			}
 			f.forceDryRun = true
 			d, err := f.build()
@@ -39,15 +41,28 @@ on a leveldb store; the output says which), and prints it. It never writes to YA
 			if rep.Plan == nil {
 				return err
 			}
-			if output == "json" {
+			switch output {
+			case "json":
 				return writeJSON(cmd.OutOrStdout(), planView(d.Config.Mode, rep, err))
+			case "xml", "diff":
+				// The plan as the admin would apply it (issue 34).
+				p, perr := d.proposal(cmd.Context(), rep.Plan)
+				if perr != nil {
+					return perr
+				}
+				if output == "xml" {
+					_, werr := io.WriteString(cmd.OutOrStdout(), p.XML)
+					return werr
+				}
+				_, werr := io.WriteString(cmd.OutOrStdout(), p.Diff)
+				return werr
 			}
 			printPlan(cmd.OutOrStdout(), rep, err)
 			return nil
 		},
 	}
 	f.add(cmd)
-	outputFlag(cmd, &output)
+	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json, xml (the proposed capacity-scheduler.xml) or diff (its unified diff against the live one)")
 	return cmd
 }
 
@@ -106,8 +121,12 @@ func planView(mode sidecar.Mode, rep sidecar.CycleReport, err error) planJSON {
 
 func printPlan(w io.Writer, rep sidecar.CycleReport, err error) {
 	p := rep.Plan
-	fmt.Fprintf(w, "plan made at %s from scheduler-conf version %d: %d change(s), %d priority change(s)\n",
-		p.Time.UTC().Format("2006-01-02 15:04:05Z"), p.ConfVersion, len(p.Changes), len(p.Priorities))
+	from := fmt.Sprintf("scheduler-conf version %d", p.ConfVersion)
+	if p.ConfSource != "" && p.ConfSource != sidecar.SourceSchedulerConf {
+		from = fmt.Sprintf("%s (file store, configuration hash %d)", p.ConfSource, p.ConfVersion)
+	}
+	fmt.Fprintf(w, "plan made at %s from %s: %d change(s), %d priority change(s)\n",
+		p.Time.UTC().Format("2006-01-02 15:04:05Z"), from, len(p.Changes), len(p.Priorities))
 	if len(p.Changes) > 0 {
 		tw := newTable(w)
 		fmt.Fprintln(tw, "QUEUE\tPARTITION\tPROPERTY\tFROM\tTO\tNOTE")

@@ -95,6 +95,9 @@ func runDaemon(ctx context.Context, f *daemonFlags, output string, out io.Writer
 		}
 	})
 	mux.HandleFunc("/status", serveStatus(d.Board))
+	if d.Proposals != nil {
+		mux.HandleFunc("/proposal", serveProposal(d.Proposals))
+	}
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {

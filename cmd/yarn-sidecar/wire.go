@@ -16,6 +16,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/rmadmin"
 )
 
 // deps are the concrete pieces behind the loop.
@@ -129,9 +130,14 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	}
 	classifier := classifierFrom(cfg)
 	key := calibrate.ClassKey(cfg.JobClass.By)
-	api := sidecar.YARN{Client: client, Jobs: true, RMClock: true, NodeType: classifier.TypeOf, ListingBudget: cfg.ListingBudget,
+	api := &sidecar.AnyStore{CapacitySchedulerXML: capacitySchedulerXML(cfg, log)}
+	api.YARN = sidecar.YARN{Client: client, Jobs: true, RMClock: true, NodeType: classifier.TypeOf, ListingBudget: cfg.ListingBudget,
 		JobBudget: cfg.JobBudget, JobFirst: sidecar.HasGoal(key.ClassOf, cfg.Deadlines.SLO), NodeListingMaxAge: cfg.NodeListingMaxAge.Duration(),
 		AppUsageMaxAge: cfg.AppUsageMaxAge.Duration()}
+	if err := wireFileWriter(cfg, api, log); err != nil {
+		store.Close()
+		return nil, err
+	}
 	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key,
 		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery,
 		Log: log.Named("calibrate")}
@@ -194,6 +200,73 @@ func hadoopYarnSite(cfg *sidecar.Config, log hclog.Logger) map[string]string {
 		return nil
 	}
 	return site
+}
+
+// wireFileWriter sets up act.via: refresh-queues: the file AnyStore reads
+// and writes, and every RM's admin address. More than one RM without a
+// shared file is refused: each RM would load its own copy.
+func wireFileWriter(cfg *sidecar.Config, api *sidecar.AnyStore, log hclog.Logger) error {
+	if cfg.Act.Via != sidecar.ActViaRefreshQueues {
+		return nil
+	}
+	if cfg.Kerberos != nil {
+		return errors.New("act.via: refresh-queues: the RM admin protocol on a Kerberos cluster needs SASL, which the sidecar's admin client does not speak; use mode: propose")
+	}
+	dir := cfg.HadoopConfDir
+	if dir == "" {
+		dir = os.Getenv("HADOOP_CONF_DIR")
+	}
+	path := cfg.Act.CapacitySchedulerXML
+	if path == "" {
+		if dir == "" {
+			return errors.New("act.via: refresh-queues: no capacity-scheduler.xml (set act.capacity_scheduler_xml or hadoop_conf_dir)")
+		}
+		path = filepath.Join(dir, "capacity-scheduler.xml")
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("act.via: refresh-queues: %w", err)
+	}
+	admins := cfg.Act.AdminAddresses
+	if len(admins) == 0 {
+		if dir == "" {
+			return errors.New("act.via: refresh-queues: no RM admin address (set act.admin_addresses or hadoop_conf_dir)")
+		}
+		var err error
+		if admins, err = yarn.AdminAddresses(dir); err != nil {
+			return fmt.Errorf("act.via: refresh-queues: %w", err)
+		}
+	}
+	if len(admins) > 1 && !cfg.Act.SharedFile {
+		return fmt.Errorf("act.via: refresh-queues: %d RMs each read their own capacity-scheduler.xml and this sidecar writes only %s: put it on storage every RM reads and set act.shared_file: true, or use mode: propose", len(admins), path)
+	}
+	user := cfg.User
+	if user == "" {
+		user = "yarn"
+	}
+	api.CapacitySchedulerXML = path
+	api.Writer = &sidecar.FileRefresher{Path: path, AdminAddrs: admins, User: user, Log: log.Named("refresh-queues"),
+		Refresh: func(ctx context.Context, addr, user string) error { return rmadmin.RefreshQueues(ctx, addr, user, nil) }}
+	log.Info("file store: acting through capacity-scheduler.xml and refreshQueues", "file", path, "admin_addresses", admins)
+	return nil
+}
+
+// capacitySchedulerXML is HADOOP_CONF_DIR's capacity-scheduler.xml when it
+// exists: on a file-store RM's host it is the live configuration (what a
+// refresh reads), read instead of rebuilding it from /scheduler.
+func capacitySchedulerXML(cfg *sidecar.Config, log hclog.Logger) string {
+	dir := cfg.HadoopConfDir
+	if dir == "" {
+		dir = os.Getenv("HADOOP_CONF_DIR")
+	}
+	if dir == "" {
+		return ""
+	}
+	path := filepath.Join(dir, "capacity-scheduler.xml")
+	if _, err := os.Stat(path); err != nil {
+		log.Debug("no capacity-scheduler.xml: on a file-store RM the configuration is rebuilt from /ws/v1/cluster/scheduler", "path", path)
+		return ""
+	}
+	return path
 }
 
 func refTypes(cfg *sidecar.Config) map[string]string {

@@ -81,10 +81,10 @@ It is not Hadoop: what it does not model is listed in testenv/sim/doc.go.`,
 
 // serveFlags are serve's options.
 type serveFlags struct {
-	scenario, listen, hadoopVersion, confStore string
-	speed                                      float64
-	seed                                       int64
-	untilDone, ha                              bool
+	scenario, listen, hadoopVersion, confStore, confDir string
+	speed                                               float64
+	seed                                                int64
+	untilDone, ha                                       bool
 }
 
 func (f *serveFlags) add(cmd *cobra.Command) {
@@ -97,6 +97,7 @@ func (f *serveFlags) add(cmd *cobra.Command) {
 	fs.StringVar(&f.hadoopVersion, "hadoop-version", "", "serve this Hadoop release's dialect ("+rmweb.Hadoop336+" or "+rmweb.Hadoop341+"); default: the scenario's hadoop_version")
 	fs.StringVar(&f.confStore, "conf-store", "", "yarn.scheduler.configuration.store.class (file, memory, fs, zk, leveldb); default: the scenario's conf_store")
 	fs.BoolVar(&f.ha, "ha", false, "serve an RM HA pair (rm1 active, rm2 standby) on two loopback ports")
+	fs.StringVar(&f.confDir, "conf-dir", "", "file store: keep capacity-scheduler.xml in this directory and serve the RM admin protocol (refreshQueues) on a loopback port; default: a temporary directory")
 }
 
 // serve runs the mini cluster until ctx ends (or, with --until-done, until
@@ -152,6 +153,25 @@ func serve(ctx context.Context, f serveFlags, out io.Writer) error {
 		go srv.Serve(ln)
 		defer shutdown(srv)
 		rmURLs = []string{"http://" + ln.Addr().String()}
+	}
+	if sc.FileStore {
+		dir := f.confDir
+		if dir == "" {
+			if dir, err = os.MkdirTemp("", "yarnsim-conf-"); err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+		}
+		path, err := c.UseConfDir(dir)
+		if err != nil {
+			return err
+		}
+		admin, err := c.StartAdmin()
+		if err != nil {
+			return fmt.Errorf("start the RM admin endpoint: %w", err)
+		}
+		defer admin.Close()
+		fmt.Fprintf(out, "yarnsim: file store: %s, RM admin (refreshQueues) at %s\n", path, admin.Addr())
 	}
 	version, _ := rmweb.ParseHadoopVersion(sc.HadoopVersion)
 	fmt.Fprintf(out, "yarnsim: ResourceManager at %s (scenario %s, Hadoop %s dialect, speed %g×)\n", strings.Join(rmURLs, ","), sc.Name, version, f.speed)

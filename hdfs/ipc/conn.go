@@ -20,6 +20,7 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 // colinmarc/hdfs's connection; a Conn is safe for concurrent use.
 type Conn struct {
 	addr     string
+	proto    Protocol
 	h        *Headers
 	clientID []byte
 
@@ -35,6 +36,12 @@ type Conn struct {
 // header and context. Like a real NameNode, the server answers nothing to
 // the handshake, so a standby is only found out by the first call.
 func Dial(ctx context.Context, addr, user string, dial DialFunc) (*Conn, error) {
+	return DialProtocol(ctx, NameNode, addr, user, dial)
+}
+
+// DialProtocol is Dial for another protocol over the same framing (the
+// ResourceManager's admin protocol, RMAdmin).
+func DialProtocol(ctx context.Context, p Protocol, addr, user string, dial DialFunc) (*Conn, error) {
 	h, err := NewHeaders()
 	if err != nil {
 		return nil, err
@@ -47,7 +54,7 @@ func Dial(ctx context.Context, addr, user string, dial DialFunc) (*Conn, error) 
 	}
 	nc, err := dial(ctx, "tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("ipc: dial NameNode %s: %w", addr, err)
+		return nil, fmt.Errorf("ipc: dial %s %s: %w", p.short(), addr, err)
 	}
 	// Hadoop's client id: 16 bytes, unique per client (retry cache key).
 	id := make([]byte, 16)
@@ -55,16 +62,16 @@ func Dial(ctx context.Context, addr, user string, dial DialFunc) (*Conn, error) 
 		nc.Close()
 		return nil, fmt.Errorf("ipc: client id: %w", err)
 	}
-	c := &Conn{addr: addr, h: h, clientID: id, nc: nc}
+	c := &Conn{addr: addr, proto: p, h: h, clientID: id, nc: nc}
 	buf := append([]byte(Magic), Version, 0 /* service class */, AuthNone)
-	buf, err = AppendPacket(buf, h.NewRequestHeader(HandshakeCallID, id), h.NewConnectionContext(user))
+	buf, err = AppendPacket(buf, h.NewRequestHeader(HandshakeCallID, id), h.NewConnectionContextFor(p, user))
 	if err != nil {
 		nc.Close()
 		return nil, err
 	}
 	if err := c.write(ctx, buf); err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("ipc: handshake with NameNode %s: %w", addr, err)
+		return nil, fmt.Errorf("ipc: handshake with %s %s: %w", p.short(), addr, err)
 	}
 	return c, nil
 }
@@ -85,7 +92,7 @@ func (c *Conn) Call(ctx context.Context, method string, req, resp proto.Message)
 	c.callID++
 	id := c.callID
 	var err error
-	c.wbuf, err = AppendPacket(c.wbuf[:0], c.h.NewRequestHeader(id, c.clientID), c.h.NewMethodHeader(method), req)
+	c.wbuf, err = AppendPacket(c.wbuf[:0], c.h.NewRequestHeader(id, c.clientID), c.h.NewMethodHeaderFor(c.proto, method), req)
 	if err != nil {
 		return fmt.Errorf("ipc: %s: %w", method, err)
 	}

@@ -33,6 +33,22 @@ const (
 	MaxPacket = 128 << 20
 )
 
+// Protocol is an RPC protocol a connection speaks: its name in the
+// connection context and method headers, and the client version sent.
+type Protocol struct {
+	Name    string
+	Version uint64
+}
+
+var (
+	// NameNode is the NameNode's ClientProtocol.
+	NameNode = Protocol{Name: ClientProtocol, Version: ClientProtocolVersion}
+	// RMAdmin is the ResourceManager's admin protocol
+	// (yarn.resourcemanager.admin.address), as `yarn rmadmin` names it on
+	// the wire (recorded on 3.3.6: refreshQueues-rpc.txt).
+	RMAdmin = Protocol{Name: "org.apache.hadoop.yarn.server.api.ResourceManagerAdministrationProtocolPB", Version: 1}
+)
+
 // ErrPacketTooLarge reports a packet above MaxPacket.
 var ErrPacketTooLarge = errors.New("ipc: packet larger than 128 MiB")
 
@@ -106,4 +122,15 @@ func SplitPacket(body []byte) ([][]byte, error) {
 		body = body[n+int(l):]
 	}
 	return parts, nil
+}
+
+// short names the server kind in errors.
+func (p Protocol) short() string {
+	if p == NameNode {
+		return "NameNode"
+	}
+	if p == RMAdmin {
+		return "ResourceManager admin"
+	}
+	return p.Name
 }

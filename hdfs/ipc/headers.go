@@ -128,21 +128,31 @@ func (h *Headers) NewRequestHeader(callID int32, clientID []byte) proto.Message 
 
 // NewMethodHeader builds the RequestHeaderProto naming a ClientProtocol method.
 func (h *Headers) NewMethodHeader(method string) proto.Message {
+	return h.NewMethodHeaderFor(NameNode, method)
+}
+
+// NewMethodHeaderFor builds the RequestHeaderProto naming a method of p.
+func (h *Headers) NewMethodHeaderFor(p Protocol, method string) proto.Message {
 	m := h.meth.New()
 	m.Set(h.methName, protoreflect.ValueOfString(method))
-	m.Set(h.methProtocol, protoreflect.ValueOfString(ClientProtocol))
-	m.Set(h.methVersion, protoreflect.ValueOfUint64(ClientProtocolVersion))
+	m.Set(h.methProtocol, protoreflect.ValueOfString(p.Name))
+	m.Set(h.methVersion, protoreflect.ValueOfUint64(p.Version))
 	return m.Interface()
 }
 
 // NewConnectionContext builds the IpcConnectionContextProto sent once per
 // connection: who the caller is and which protocol it speaks.
 func (h *Headers) NewConnectionContext(user string) proto.Message {
+	return h.NewConnectionContextFor(NameNode, user)
+}
+
+// NewConnectionContextFor is NewConnectionContext for protocol p.
+func (h *Headers) NewConnectionContextFor(p Protocol, user string) proto.Message {
 	u := h.user.New()
 	u.Set(h.userEffective, protoreflect.ValueOfString(user))
 	m := h.ctx.New()
 	m.Set(h.ctxUser, protoreflect.ValueOfMessage(u))
-	m.Set(h.ctxProtocol, protoreflect.ValueOfString(ClientProtocol))
+	m.Set(h.ctxProtocol, protoreflect.ValueOfString(p.Name))
 	return m.Interface()
 }
 

@@ -21,8 +21,17 @@ const (
 	BeforeAudit = "before-audit" // the apply finished, its audit record not written
 )
 
-// Points lists every point, for the harness.
+// AfterFileWrite is reached on the file store (act.via: refresh-queues)
+// only: the new capacity-scheduler.xml is on disk, no RM refreshed yet.
+// The PUT's points stand for the refresh there: BeforePut before the file
+// is written, AfterPut once every RM has refreshed.
+const AfterFileWrite = "after-file-write"
+
+// Points lists every point of the mutation-API path, for the harness.
 var Points = []string{StoreWrite, BeforePut, AfterPut, BeforeAudit}
+
+// FileStorePoints are the points of the file-store path, in order.
+var FileStorePoints = []string{BeforePut, AfterFileWrite, AfterPut, BeforeAudit}
 
 // At blocks forever when the environment names this point, after saying so
 // on stderr (the harness waits for that line, then sends SIGKILL).

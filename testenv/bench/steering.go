@@ -30,6 +30,9 @@ var steeringScenarios = []string{"lee-gpu", "lee-toy", "hetero-100", "fb-2009"}
 func runSteering(o Options) ([]Row, error) {
 	var rows []Row
 	for _, sc := range steeringScenarios {
+		if o.Rows != "" && !strings.Contains(sc, o.Rows) {
+			continue // -rows names the scenarios to run
+		}
 		r, err := steeringScenario(sc, o)
 		if err != nil {
 			return nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/rmadmin"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -50,6 +51,8 @@ type Result struct {
 	// NameNodeCalls is, per cycle, the calls the mini NameNode answered
 	// (runs with BlockMaps only).
 	NameNodeCalls []int
+	// Refreshes counts the refreshQueues the RM served (FileStore runs).
+	Refreshes int
 }
 
 // ByName maps job names to completion times.
@@ -129,6 +132,13 @@ type SidecarOptions struct {
 	// BlockMaps serves the scenario's HDFS through the mini NameNode and
 	// lets the sidecar read running jobs' block maps (issue 17).
 	BlockMaps bool
+	// FileStore runs the cluster on the file store with the sidecar acting
+	// through capacity-scheduler.xml and refreshQueues (act.via:
+	// refresh-queues), as on an Ambari or Cloudera Manager cluster.
+	FileStore bool
+	// MaxCycles, when positive, stops the run after that many cycles (the
+	// jobs need not finish; Result.Jobs then holds those that did).
+	MaxCycles int
 }
 
 // RunSidecar runs the scenario with the sidecar steering it in lock-step:
@@ -235,9 +245,34 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		}
 	}
 
+	if o.FileStore {
+		fsc := *sc
+		fsc.FileStore, fsc.ConfStore = true, "file"
+		sc = &fsc
+	}
 	c, err := sim.NewCluster(sc, seed)
 	if err != nil {
 		return Result{}, err
+	}
+	var fileWriter *sidecar.FileRefresher
+	var adminSrv interface{ Calls(string) int }
+	if o.FileStore {
+		confDir, err := os.MkdirTemp(dir, "conf-")
+		if err != nil {
+			return Result{}, err
+		}
+		path, err := c.UseConfDir(confDir)
+		if err != nil {
+			return Result{}, err
+		}
+		admin, err := c.StartAdmin()
+		if err != nil {
+			return Result{}, err
+		}
+		defer admin.Close()
+		adminSrv = admin
+		fileWriter = &sidecar.FileRefresher{Path: path, AdminAddrs: []string{admin.Addr()}, User: "yarn-sidecar", Log: o.Log,
+			Refresh: func(ctx context.Context, addr, user string) error { return rmadmin.RefreshQueues(ctx, addr, user, nil) }}
 	}
 	srv := httptest.NewServer(c.Handler())
 	defer srv.Close()
@@ -254,7 +289,12 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	defer audit.Close()
 	// The daemon's AM budget for running jobs, as wire.go sets it from
 	// job_budget's default.
-	api := sidecar.YARN{Client: client, Jobs: true, JobBudget: yarn.DefaultJobBudget}
+	// As the daemon does: every configuration store (a file-store scenario
+	// reads its configuration from /ws/v1/cluster/scheduler).
+	api := &sidecar.AnyStore{YARN: sidecar.YARN{Client: client, Jobs: true, JobBudget: yarn.DefaultJobBudget}}
+	if fileWriter != nil {
+		api.CapacitySchedulerXML, api.Writer = fileWriter.Path, fileWriter
+	}
 	info, err := client.Info(ctx)
 	if err != nil {
 		return Result{}, err
@@ -334,7 +374,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		loop.BlockMaps = inputs.maps
 		wireReadCost(loop, inputs.maps, learner, classifier, calibrate.ClassKey(cfg.JobClass.By))
 	}
-	for !c.Done() {
+	for !c.Done() && (o.MaxCycles <= 0 || res.Cycles < o.MaxCycles) {
 		if c.Now().Sub(sc.Start) > Limit {
 			return Result{}, fmt.Errorf("%s seed %d (sidecar) did not finish in %s", scenario, seed, Limit)
 		}
@@ -354,6 +394,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	res.Status = board.Get()
 	res.PS = res.Status.History
+	if adminSrv != nil {
+		res.Refreshes = adminSrv.Calls("refreshQueues")
+	}
 	if inputs != nil {
 		res.Bandwidths = learner.Bandwidths()
 	}

@@ -229,6 +229,16 @@ func floatPct(pct float64) json.Number {
 	return json.Number(s)
 }
 
+// configuredResource is a partition's configuredMin/MaxResource: the
+// absolute value an absolute-mode queue is configured with, zero otherwise
+// (recorded on 3.3.6 for percentage queues).
+func configuredResource(v schedconf.CapacityValue) resourceInfo {
+	if v.Mode != schedconf.ModeAbsolute {
+		return toResourceInfo(Resource{})
+	}
+	return toResourceInfo(Resource{MemoryMB: v.Absolute["memory"], VCores: v.Absolute["vcores"], GPUs: v.Absolute["yarn.io/gpu"]})
+}
+
 // maximumAllocation is the largest container the scheduler grants: the
 // largest running node (the RM caps yarn.scheduler.maximum-allocation-mb at
 // it; recorded 4096 on 4096 MB nodes).
@@ -341,8 +351,8 @@ func (h *handler) queueInfo(q *schedconf.Queue, parts []string, totals map[strin
 		byPart = append(byPart, map[string]any{"partitionName": p, "capacity": floatPct(pct(p, q.Capacity, 0)), "usedCapacity": floatPct(used),
 			"maxCapacity": floatPct(pct(p, q.MaxCapacity, 100)), "absoluteCapacity": floatPct(100 * q.AbsCapacity[p]), "absoluteUsedCapacity": floatPct(absUsed),
 			"absoluteMaxCapacity": floatPct(100 * q.AbsMaxCapacity[p]), "maxAMLimitPercentage": 100 * q.MaxAMResourcePercent,
-			"weight": weight, "normalizedWeight": 0, "configuredMinResource": toResourceInfo(Resource{}),
-			"configuredMaxResource": toResourceInfo(Resource{}), "effectiveMinResource": eff(q.AbsCapacity[p]), "effectiveMaxResource": eff(q.AbsMaxCapacity[p])})
+			"weight": weight, "normalizedWeight": 0, "configuredMinResource": configuredResource(q.Capacity[p]),
+			"configuredMaxResource": configuredResource(q.MaxCapacity[p]), "effectiveMinResource": eff(q.AbsCapacity[p]), "effectiveMaxResource": eff(q.AbsMaxCapacity[p])})
 		u := rt.ByPartition[p]
 		usages = append(usages, map[string]any{"partitionName": p, "used": toResourceInfo(u.Used), "reserved": toResourceInfo(Resource{}),
 			"pending": toResourceInfo(u.Pending), "amUsed": toResourceInfo(u.AMUsed), "amLimit": eff(q.AbsCapacity[p] * q.MaxAMResourcePercent),

@@ -37,6 +37,9 @@ type Options struct {
 	// AM proxy's redirect for finished apps; "" means the host the request
 	// came to (the mini cluster serves JobHistory on the RM's port).
 	JobHistoryAddress string
+	// ConfFile is a file-store RM's capacity-scheduler.xml: what
+	// RefreshQueues (the admin protocol's refreshQueues) re-reads.
+	ConfFile string
 	// SparkUI, when set, serves /proxy/{appid}/... for SPARK apps: their
 	// driver's UI (testenv/sparkweb.DriverUI), which a real proxy forwards
 	// to.

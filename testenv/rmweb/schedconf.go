@@ -11,6 +11,15 @@ import (
 
 const notMutable = "Configuration change only supported by MutableConfScheduler."
 
+// notMutableGet and notMutableVersion are what a file-store RM answers to
+// GET /scheduler-conf and /scheduler-conf/version (recorded on 3.3.6,
+// ../shared/real-hadoop-3.3.6/file-store: 400, plain text labelled
+// application/json;charset=utf-8, like the PUT's and validate's).
+const (
+	notMutableGet     = "This API only supports to retrieve scheduler configuration from a mutable-conf scheduler, underneath scheduler CapacityScheduler is not an instance of MutableConfScheduler"
+	notMutableVersion = "Configuration Version only supported by MutableConfScheduler."
+)
+
 // notMutableValidate is RMWebServices.validateAndGetSchedulerConfiguration's.
 const notMutableValidate = "Configuration change validation only supported by MutableConfScheduler."
 
@@ -40,7 +49,7 @@ func (h *handler) schedConf(w http.ResponseWriter, r *http.Request) {
 	if !h.o.MutableConfStore {
 		msg := notMutable
 		if r.Method == http.MethodGet {
-			msg = "This API only supports to retrieve scheduler configuration from a mutable-conf scheduler, underneath scheduler CapacityScheduler is not an instance of MutableConfScheduler"
+			msg = notMutableGet
 		}
 		confText(w, http.StatusBadRequest, msg)
 		return
@@ -205,7 +214,7 @@ func (h *handler) schedConfVersion(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !h.o.MutableConfStore {
-		plain(w, http.StatusBadRequest, notMutable)
+		confText(w, http.StatusBadRequest, notMutableVersion)
 		return
 	}
 	_, v := h.s.SchedulerConf()

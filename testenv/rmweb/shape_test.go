@@ -416,8 +416,10 @@ func TestRESTShapes(t *testing.T) {
 		// ---- the file conf store: not mutable
 		{name: "file store scheduler-conf put", on: "file", method: "PUT", path: "/ws/v1/cluster/scheduler-conf",
 			body: sched("root.crypto", "60", "root.sort", "40"), status: 400, text: "Configuration change only supported by MutableConfScheduler."},
-		{name: "file store scheduler-conf get", on: "file", path: "/ws/v1/cluster/scheduler-conf", status: 400, text: "MutableConfScheduler"},
-		{name: "file store scheduler-conf version", on: "file", path: "/ws/v1/cluster/scheduler-conf/version", status: 400, text: "MutableConfScheduler"},
+		// The texts recorded on 3.3.6 (real-hadoop-3.3.6/file-store).
+		{name: "file store scheduler-conf get", on: "file", path: "/ws/v1/cluster/scheduler-conf", status: 400,
+			text: "This API only supports to retrieve scheduler configuration from a mutable-conf scheduler, underneath scheduler CapacityScheduler is not an instance of MutableConfScheduler"},
+		{name: "file store scheduler-conf version", on: "file", path: "/ws/v1/cluster/scheduler-conf/version", status: 400, text: "Configuration Version only supported by MutableConfScheduler."},
 		{name: "file store scheduler-conf validate", on: "file", method: "POST", path: "/ws/v1/cluster/scheduler-conf/validate",
 			body: sched("root.crypto", "60", "root.sort", "40"), status: 400, text: "Configuration change validation only supported by MutableConfScheduler."},
 

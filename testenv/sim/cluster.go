@@ -39,11 +39,13 @@ type Cluster struct {
 	events    eventHeap
 	seq       int64
 
-	nodes     []*node
-	nodeByID  map[string]*node
-	labels    map[string]bool // name → exclusive
-	conf      schedconf.Conf
-	version   int64
+	nodes    []*node
+	nodeByID map[string]*node
+	labels   map[string]bool // name → exclusive
+	conf     schedconf.Conf
+	version  int64
+	// confFile is a file-store RM's capacity-scheduler.xml (UseConfDir).
+	confFile  string
 	tree      *schedconf.Tree
 	usage     map[string]map[string]rmweb.Resource // queue path → partition → used (ancestors included)
 	amUsage   map[string]rmweb.Resource            // leaf → AM resources

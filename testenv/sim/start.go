@@ -34,7 +34,8 @@ func (c *Cluster) Handler() http.Handler {
 func (c *Cluster) RMOptions() rmweb.Options {
 	return rmweb.Options{ClusterTimestamp: c.clusterTS, MutableConfStore: !c.sc.FileStore,
 		ValidateBrokenAsLevelDB: c.sc.ConfStore == "leveldb", HadoopVersion: c.sc.HadoopVersion,
-		MaxAppPriority: c.sc.MaxAppPriority, HAState: "ACTIVE", ReplaceLabelsReadEmpty: c.sc.LabelWritesReadEmpty}
+		MaxAppPriority: c.sc.MaxAppPriority, HAState: "ACTIVE", ReplaceLabelsReadEmpty: c.sc.LabelWritesReadEmpty,
+		ConfFile: c.confFileLocked()}
 }
 
 // StartHA serves the cluster as an RM HA pair (rm1 active, rm2 standby) on
@@ -71,4 +72,10 @@ func Start(t testing.TB, scenario string, seed int64) *TestCluster {
 	srv := httptest.NewServer(c.Handler())
 	t.Cleanup(srv.Close)
 	return &TestCluster{Cluster: c, URL: srv.URL}
+}
+
+func (c *Cluster) confFileLocked() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.confFile
 }

@@ -480,6 +480,22 @@ func (c *Cluster) MutateConf(m schedconf.Mutation, validateOnly bool) (schedconf
 	return next.Clone(), nil
 }
 
+// ReplaceConf implements rmweb.ConfReplacer: a file-store refreshQueues
+// validates the whole file as MutateConf validates a mutation's result, and
+// keeps the old queues when it is invalid.
+func (c *Cluster) ReplaceConf(conf schedconf.Conf) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := schedconf.ValidateWithLabels(conf, c.acceptedLabels(conf)); err != nil {
+		return err
+	}
+	if err := c.setConf(conf.Clone()); err != nil {
+		return err
+	}
+	c.version++
+	return nil
+}
+
 // acceptedLabels are the cluster's labels plus those a queue's
 // accessible-node-labels names: the RM accepts a label that does not exist
 // there (recorded on 3.3.6: gpu,fpga → 200), capacities for it included.
