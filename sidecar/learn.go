@@ -37,6 +37,9 @@ type HistoryLearner struct {
 	// Locality, when set, says where a finished map attempt read from
 	// (BlockMaps.AttemptLocality): samples with one teach read bandwidth.
 	Locality func(jobID string, at cluster.Attempt) string
+	// ReadOnly learns into memory only and writes nothing to the store
+	// (learn_readonly.go): the read-only commands' learner.
+	ReadOnly bool
 	// Log receives the unreadable jobs' notes (nil: none).
 	Log hclog.Logger
 
@@ -53,6 +56,9 @@ type HistoryLearner struct {
 	loaded    bool
 	stale     bool // samples hold attempts the table does not reflect yet
 	computed  time.Time
+	// Read-only learning's own cursor and the attempts it holds.
+	memCursor time.Time
+	known     map[string]bool
 	// unreadable are the jobs JobHistory could not serve (learn_unreadable.go).
 	unreadable []calibrate.UnreadableJob
 	// finished are the jobs the last Learn read (LastFinished).
@@ -69,6 +75,9 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 	h.mu.Lock()
 	h.finished = nil
 	h.mu.Unlock()
+	if h.ReadOnly {
+		return h.learnInMemory(ctx, snap)
+	}
 	cursor, err := h.Store.Cursor()
 	if err != nil {
 		return fmt.Errorf("read ingest cursor: %w", err)

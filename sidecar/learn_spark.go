@@ -70,6 +70,10 @@ func (s *SparkLearner) ingest(snap cluster.Snapshot, samples []calibrate.Sample)
 		return nil
 	}
 	h := s.HistoryLearner
+	if h.ReadOnly { // a read-only command: in memory only (learn_readonly.go)
+		h.addInMemory(samples)
+		return nil
+	}
 	n, err := h.Store.Add(samples)
 	if err != nil {
 		return err
