@@ -92,6 +92,26 @@ type CycleReport struct {
 	// Spark are the running Spark apps the learner has read (nil without
 	// a SparkReporter).
 	Spark []sparkobs.AppView
+	// Finished are the jobs the learner read as finished this cycle, with
+	// the RM's start and finish times (nil without a FinishedReporter).
+	Finished []FinishedJob
+	// TypeSplits are node types whose hosts run a class at two speeds
+	// (nil without a TypeSplitReporter).
+	TypeSplits []calibrate.TypeSplit
+}
+
+// FinishedJob is a finished job's start and finish as YARN recorded them
+// (the RM's or JobHistory's startedTime and finishedTime).
+type FinishedJob struct {
+	AppID    string
+	Started  time.Time
+	Finished time.Time
+}
+
+// FinishedReporter is a Learner that says which jobs its last Learn read
+// as finished, so the report times them by YARN's clock.
+type FinishedReporter interface {
+	LastFinished() []FinishedJob
 }
 
 // UnreadableReporter is a Learner that keeps jobs it could not read.
@@ -165,6 +185,12 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 		if err := l.Learner.Learn(ctx, snap); err != nil {
 			// Calibration history is kept; a failed ingest is retried next cycle.
 			log.Warn("calibration ingest failed", "error", err)
+		}
+		if f, ok := l.Learner.(FinishedReporter); ok {
+			rep.Finished = f.LastFinished()
+		}
+		if t, ok := l.Learner.(TypeSplitReporter); ok {
+			rep.TypeSplits = t.TypeSplits()
 		}
 		if u, ok := l.Learner.(UnreadableReporter); ok {
 			rep.Unreadable = u.Unreadable()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -151,7 +152,11 @@ func newCalibrateCmd() *cobra.Command {
 					fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f–%.2f\t%d\t%s\n", c, typ, r.Ratio, r.Low, r.High, r.Samples, t.Reference(c))
 				}
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			writeTypeSplits(w, calibrate.TypeSplits(all, calibrate.SplitOptions{}))
+			return nil
 		},
 	}
 	f.addReadOnly(cmd)
@@ -213,4 +218,16 @@ func cutSuffix(s, suf string) (string, bool) {
 		return s[:len(s)-len(suf)], true
 	}
 	return s, false
+}
+
+// writeTypeSplits says which node types' hosts run a class at two speeds
+// and the node_types rules that would tell them apart.
+func writeTypeSplits(w io.Writer, splits []calibrate.TypeSplit) {
+	if len(splits) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nNode types: hosts of one type run a class at clearly different speeds.")
+	for _, h := range sidecar.NodeTypeHints(splits) {
+		fmt.Fprintln(w, "  "+h)
+	}
 }

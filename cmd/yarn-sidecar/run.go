@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
+	"github.com/yarn-sidecar/yarn-sidecar/internal/version"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/report"
 )
@@ -69,7 +70,7 @@ func runDaemon(ctx context.Context, f *daemonFlags, output string, out io.Writer
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		collectors.NewBuildInfoCollector())
+		collectors.NewBuildInfoCollector(), version.NewCollector())
 	metrics, err := sidecar.NewMetrics(reg, d.Board)
 	if err != nil {
 		return fmt.Errorf("register metrics: %w", err)

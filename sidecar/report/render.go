@@ -95,15 +95,23 @@ type Outcomes struct {
 	Baseline     string
 	BaselineJobs []JobOutcome
 	Steered      []JobOutcome
+	// CycleTimed counts steered jobs whose finish YARN did not report to
+	// the sidecar: they are timed to the last cycle that saw them running.
+	CycleTimed int
 }
 
 // seenOutcomes are the jobs the sidecar itself saw finish, without a
-// baseline: what a daemon's /report can show of "what it bought".
+// baseline: what a daemon's /report can show of "what it bought", timed
+// by YARN's startedTime and finishedTime where the sidecar read them.
 func seenOutcomes(fin []sidecar.SeenJob) *Outcomes {
 	o := &Outcomes{}
 	for _, j := range fin {
+		start, finish := j.Span()
+		if j.Finished.IsZero() {
+			o.CycleTimed++
+		}
 		o.Steered = append(o.Steered, JobOutcome{AppID: j.AppID, Name: j.Name, Class: j.Class, Queue: j.Queue,
-			Submit: j.FirstSeen, Finish: j.LastSeen, Deadline: j.Deadline})
+			Submit: start, Finish: finish, Deadline: j.Deadline})
 	}
 	return o
 }
