@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: all build test test-browser bench demo lint proto clean fuzz soak
+.PHONY: all build test test-browser bench demo lint proto clean fuzz soak dist
 
 all: build
 
@@ -44,6 +44,11 @@ bench: build
 demo: build
 	./scripts/demo.sh
 
+# Release archives (tar.gz per GOOS/GOARCH) and Debian packages in dist/,
+# versioned by `git describe --tags --always` (scripts/dist.sh; no root).
+dist:
+	./scripts/dist.sh
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
@@ -53,4 +58,4 @@ proto:
 	$(GO) generate ./hdfs/...
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist

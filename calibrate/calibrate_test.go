@@ -3,6 +3,7 @@ package calibrate
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -260,5 +261,57 @@ func TestDecayCountsRunsPerType(t *testing.T) {
 		if math.Abs(r.Ratio-tc.want) > 0.05*tc.want {
 			t.Errorf("%s: gpu ratio %.2f, want %.2f", tc.name, r.Ratio, tc.want)
 		}
+	}
+}
+
+// OpenReadOnly never creates anything: a missing history reads as empty and
+// leaves no file; an existing one reads its attempts and refuses writes.
+func TestOpenReadOnly(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "history.db")
+	s, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all, err := s.All(); err != nil || len(all) != 0 {
+		t.Fatalf("missing history: %d samples, %v", len(all), err)
+	}
+	if _, err := s.Add([]Sample{{AttemptID: "a1", JobID: "j1"}}); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Add on a read-only history = %v, want ErrReadOnly", err)
+	}
+	if err := s.SetCursor(time.Unix(5, 0)); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("SetCursor on a read-only history = %v, want ErrReadOnly", err)
+	}
+	s.Close()
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("OpenReadOnly created %v", ents)
+	}
+
+	path = filepath.Join(dir, "history.db")
+	w, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Add([]Sample{{AttemptID: "a1", JobID: "j1", Class: "c"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenReadOnly(path); err == nil || !strings.Contains(err.Error(), "status --from") {
+		t.Errorf("read-only open while a writer holds it = %v, want the hint to read the daemon's state", err)
+	}
+	w.Close()
+	info, _ := os.Stat(path)
+	r, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if n, err := r.Count(); err != nil || n != 1 {
+		t.Errorf("read-only count = %d, %v; want 1", n, err)
+	}
+	if _, err := r.Add([]Sample{{AttemptID: "a2", JobID: "j1"}}); err == nil {
+		t.Error("read-only store accepted a write")
+	}
+	if after, _ := os.Stat(path); !after.ModTime().Equal(info.ModTime()) || after.Size() != info.Size() {
+		t.Error("the read-only open changed the file")
 	}
 }

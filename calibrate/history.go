@@ -63,13 +63,18 @@ func Open(path string) (*Store, error) {
 }
 
 // Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.db == nil {
+		return nil
+	}
+	return s.db.Close()
+}
 
 // Add stores samples in one transaction; attempts already stored are
 // skipped (idempotent on attempt id). It returns how many were new.
 func (s *Store) Add(samples []Sample) (int, error) {
 	added := 0
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketAttempts)
 		for _, sm := range samples {
 			if sm.AttemptID == "" {
@@ -102,8 +107,12 @@ func (s *Store) Add(samples []Sample) (int, error) {
 // All returns every stored sample.
 func (s *Store) All() ([]Sample, error) {
 	var out []Sample
-	err := s.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketAttempts).ForEach(func(k, v []byte) error {
+	err := s.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketAttempts)
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, v []byte) error {
 			var sm Sample
 			if err := json.Unmarshal(v, &sm); err != nil {
 				return fmt.Errorf("attempt %s: %w", k, err)
@@ -118,15 +127,22 @@ func (s *Store) All() ([]Sample, error) {
 // Count is the number of stored attempts.
 func (s *Store) Count() (int, error) {
 	n := 0
-	err := s.db.View(func(tx *bolt.Tx) error { n = tx.Bucket(bucketAttempts).Stats().KeyN; return nil })
+	err := s.view(func(tx *bolt.Tx) error {
+		if b := tx.Bucket(bucketAttempts); b != nil {
+			n = b.Stats().KeyN
+		}
+		return nil
+	})
 	return n, err
 }
 
 // Cursor is the finish time up to which JobHistory has been ingested.
 func (s *Store) Cursor() (time.Time, error) {
 	var t time.Time
-	err := s.db.View(func(tx *bolt.Tx) error {
-		if v := tx.Bucket(bucketMeta).Get(keyCursor); v != nil {
+	err := s.view(func(tx *bolt.Tx) error {
+		if m := tx.Bucket(bucketMeta); m == nil {
+			return nil
+		} else if v := m.Get(keyCursor); v != nil {
 			return t.UnmarshalText(v)
 		}
 		return nil
@@ -137,12 +153,12 @@ func (s *Store) Cursor() (time.Time, error) {
 // SetCursor records the ingest cursor.
 func (s *Store) SetCursor(t time.Time) error {
 	v, _ := t.MarshalText()
-	return s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyCursor, v) })
+	return s.update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyCursor, v) })
 }
 
 // Check verifies the file's consistency (bbolt's page checks).
 func (s *Store) Check() error {
-	return s.db.View(func(tx *bolt.Tx) error {
+	return s.view(func(tx *bolt.Tx) error {
 		for err := range tx.Check() {
 			return err
 		}

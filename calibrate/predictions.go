@@ -51,7 +51,7 @@ func (s *Store) OpenPredictions(by map[string][]Prediction) error {
 	if len(by) == 0 {
 		return nil
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		open, _, err := s.buckets(tx)
 		if err != nil {
 			return err
@@ -102,7 +102,7 @@ func (s *Store) ClosePredictions(jobs []Finished, keep int) ([]Residual, error) 
 		return nil, nil
 	}
 	var out []Residual
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		open, closed, err := s.buckets(tx)
 		if err != nil {
 			return err
@@ -162,7 +162,7 @@ func (s *Store) ClosePredictions(jobs []Finished, keep int) ([]Residual, error) 
 // Residuals returns every kept residual, per class and stage oldest first.
 func (s *Store) Residuals() ([]Residual, error) {
 	var out []Residual
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketResiduals)
 		if b == nil {
 			return nil

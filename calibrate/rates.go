@@ -31,6 +31,10 @@ type Sample struct {
 	// Histories written before they were kept have neither.
 	CPU      time.Duration `json:"cpu,omitempty"`
 	Locality string        `json:"locality,omitempty"`
+	// Host is the node the attempt ran on (its host name): splits.go
+	// compares hosts within a node type. Histories written before it was
+	// kept have none.
+	Host string `json:"host,omitempty"`
 }
 
 // IsMap reports whether the sample is a map attempt.
@@ -89,7 +93,11 @@ func SamplesFromApp(a cluster.App, class string, types map[string]string) []Samp
 			continue
 		}
 		s := Sample{AttemptID: at.ID, JobID: a.Job.ID, Class: class, NodeType: t, Finish: at.FinishTime,
-			Elapsed: at.Elapsed, Bytes: at.HDFSBytesRead, Type: string(at.Type), JobMaps: maps, JobElapsed: jobElapsed, CPU: at.CPUTime}
+			Elapsed: at.Elapsed, Bytes: at.HDFSBytesRead, Type: string(at.Type), JobMaps: maps, JobElapsed: jobElapsed, CPU: at.CPUTime,
+			Host: hostOf(at.NodeHTTPAddress)}
+		if s.Host == "" {
+			s.Host = hostOf(at.NodeID)
+		}
 		if at.Type == cluster.TaskReduce {
 			s.Shuffle = at.ShuffleElapsed
 			s.Elapsed = at.MergeElapsed + at.ReduceElapsed

@@ -67,7 +67,7 @@ func (s *Store) PutUnreadable(jobs ...UnreadableJob) error {
 	if len(jobs) == 0 {
 		return nil
 	}
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists(bucketUnreadable)
 		if err != nil {
 			return err
@@ -91,7 +91,7 @@ func (s *Store) PutUnreadable(jobs ...UnreadableJob) error {
 
 // DeleteUnreadable forgets a job (it was read after all).
 func (s *Store) DeleteUnreadable(jobID string) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		if b := tx.Bucket(bucketUnreadable); b != nil {
 			return b.Delete([]byte(jobID))
 		}
@@ -108,7 +108,7 @@ func (s *Store) DeleteUnreadable(jobID string) error {
 // writes nothing (read-only commands list them); PruneUnreadable drops them.
 func (s *Store) Unreadable(now time.Time) ([]UnreadableJob, error) {
 	var out []UnreadableJob
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.view(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketUnreadable)
 		if b == nil {
 			return nil
@@ -144,7 +144,7 @@ func UnreadableExpired(j UnreadableJob, now time.Time) bool {
 
 // PruneUnreadable forgets given-up jobs last tried more than a week before now.
 func (s *Store) PruneUnreadable(now time.Time) error {
-	err := s.db.Update(func(tx *bolt.Tx) error {
+	err := s.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketUnreadable)
 		if b == nil {
 			return nil

@@ -43,6 +43,9 @@ type JobReport struct {
 	PMeet  *float64  `json:"pMeet,omitempty"`
 	Held   int       `json:"containersHeld"`
 	Needed int       `json:"containersNeeded,omitempty"` // at the confidence
+	// NeededIsHeld says Needed is the containers the app holds, not a
+	// search over more (an Outlook's app: outlookVerdict).
+	NeededIsHeld bool `json:"neededIsHeld,omitempty"`
 	// Remaining are the job's tasks not finished (running or not yet
 	// started): the containers that would run all of them at once, its
 	// last wave (jobs with a model and a job view only).
@@ -165,6 +168,10 @@ type ReportOptions struct {
 	// finished outlooks of its key and stage (Distribution.Recal); keys
 	// and stages with fewer than its MinN are left as they are.
 	Recalibration *Recalibration
+	// Outlooks are running apps' remaining work predicted outside the
+	// phase model, by app ID (Spark apps: sparkobs.Predict): an app with
+	// one is judged by it (outlookVerdict), whatever its class's model.
+	Outlooks map[string]Outlook
 }
 
 // Report builds the per-queue deadline report from a snapshot and per-class
@@ -204,7 +211,14 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 			}
 		}
 		model, hasModel := models[class]
+		ol, hasOutlook := o.Outlooks[a.ID]
 		switch {
+		case hasOutlook:
+			var g *time.Time
+			if hasGoal {
+				g = &goal.Deadline
+			}
+			outlookVerdict(&jr, ol, snap.Time, g, o.Confidence)
 		case hasModel && a.Job != nil:
 			w := Work{Maps: a.Job.MapsTotal - a.Job.MapsCompleted - len(a.Job.RunningMaps), Reduces: a.Job.ReducesTotal - a.Job.ReducesCompleted}
 			if w.Maps < 0 {

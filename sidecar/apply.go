@@ -301,6 +301,12 @@ func (a *Applier) applyMutation(ctx context.Context, plan *Plan, entry *AuditEnt
 	if mismatches := diffOn(after, got, after, live); len(mismatches) > 0 {
 		return a.rollback(wctx, live, got, &VerifyError{Mismatches: mismatches}, entry, log)
 	}
+	if a.Mode == ModeDryRun {
+		// The DryRunAPI recorded it; nothing reached YARN.
+		log.Debug("dry run: the mutation passed validation and was not written", "version", version, "changes", len(plan.Changes),
+			"validation", verdict.Path)
+		return ResultApplied, newVersion, nil
+	}
 	log.Info("scheduler configuration applied", "version_before", version, "version_after", newVersion, "changes", len(plan.Changes),
 		"validation", verdict.Path)
 	return ResultApplied, newVersion, nil

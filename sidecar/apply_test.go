@@ -8,9 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -270,6 +273,32 @@ func TestDryRunChangesNothing(t *testing.T) {
 	}
 	if e := readAudit(t, auditPath); len(e) != 1 || e[0].Result != ResultDryRun {
 		t.Fatalf("audit: %+v", e)
+	}
+}
+
+// A dry run never logs that the configuration was applied (plan, status
+// and deadlines used to log "scheduler configuration applied:
+// version_before=7 version_after=8" while nothing was written); apply mode
+// still does.
+func TestDryRunDoesNotLogApplied(t *testing.T) {
+	for _, mode := range []Mode{ModeDryRun, ModeApply} {
+		rm := &fakeRM{conf: twoQueueConf(), version: 3}
+		plan := planFor(t, rm, gpuTargets(80, 20))
+		var api ConfAPI = rm
+		if mode == ModeDryRun {
+			api = &DryRunAPI{Inner: rm}
+		}
+		a, _ := newApplier(t, api)
+		a.Mode = mode
+		var logs bytes.Buffer
+		a.Log = hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Trace})
+		if _, err := a.Apply(context.Background(), plan); err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		applied := strings.Contains(logs.String(), "scheduler configuration applied")
+		if applied != (mode == ModeApply) {
+			t.Errorf("%s: logged %q; want \"scheduler configuration applied\" only in apply mode", mode, logs.String())
+		}
 	}
 }
 

@@ -3,11 +3,15 @@ package sidecar
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 )
 
 // Result is the outcome of one apply attempt, as recorded in the audit log.
@@ -93,10 +97,33 @@ func (l *AuditLog) Append(e AuditEntry) error {
 // Close closes the file.
 func (l *AuditLog) Close() error { return l.f.Close() }
 
-// ReadAudit reads every entry of an audit log; a torn last line (a crash
-// mid-write) is reported, not silently dropped.
+// SkippedLinesError says which lines of an audit log are not records (a
+// hand edit, a disk fault): ReadAudit skips them and returns every other
+// entry with this error, so a caller warns and goes on. The log is
+// append-only: nothing rewrites or removes those lines.
+type SkippedLinesError struct {
+	Lines []int    // 1-based line numbers
+	Errs  []string // why each is not a record
+}
+
+func (e *SkippedLinesError) Error() string {
+	if len(e.Lines) == 1 {
+		return fmt.Sprintf("audit log line %d is not a record and was skipped (%s)", e.Lines[0], e.Errs[0])
+	}
+	nums := make([]string, len(e.Lines))
+	for i, n := range e.Lines {
+		nums[i] = fmt.Sprint(n)
+	}
+	return fmt.Sprintf("audit log lines %s are not records and were skipped (line %d: %s)", strings.Join(nums, ", "), e.Lines[0], e.Errs[0])
+}
+
+// ReadAudit reads every entry of an audit log. A line that is not a record
+// (a torn last line after a crash mid-write, a corrupt line) is skipped and
+// named in a *SkippedLinesError returned with the other entries; any other
+// error is a read failure.
 func ReadAudit(r io.Reader) ([]AuditEntry, error) {
 	var out []AuditEntry
+	var skipped *SkippedLinesError
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	line := 0
@@ -107,12 +134,47 @@ func ReadAudit(r io.Reader) ([]AuditEntry, error) {
 		}
 		var e AuditEntry
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return out, fmt.Errorf("audit log line %d: %w", line, err)
+			if skipped == nil {
+				skipped = &SkippedLinesError{}
+			}
+			skipped.Lines = append(skipped.Lines, line)
+			skipped.Errs = append(skipped.Errs, err.Error())
+			continue
 		}
 		out = append(out, e)
 	}
 	if err := sc.Err(); err != nil {
 		return out, fmt.Errorf("audit log line %d: %w", line+1, err)
 	}
+	if skipped != nil {
+		return out, skipped
+	}
 	return out, nil
+}
+
+// ReadAuditFile reads the audit log at path (none yet: no entries), warning
+// through log about lines that are not records instead of failing: one
+// corrupt line must not stop every command.
+func ReadAuditFile(path string, log hclog.Logger) ([]AuditEntry, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open audit log: %w", err)
+	}
+	defer f.Close()
+	entries, err := ReadAudit(f)
+	var skipped *SkippedLinesError
+	if errors.As(err, &skipped) {
+		if log != nil {
+			log.Warn("audit log has lines that are not records; they are skipped and left in place (the log is append-only)",
+				"path", path, "lines", skipped.Lines, "first_error", skipped.Errs[0])
+		}
+		return entries, nil
+	}
+	if err != nil {
+		return entries, fmt.Errorf("%s: %w", path, err)
+	}
+	return entries, nil
 }

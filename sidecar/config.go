@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -116,9 +117,16 @@ type Config struct {
 
 	// Interval between control cycles in `run`.
 	Interval time.Duration `yaml:"interval"`
-	// Store is the calibration history (bbolt file).
+	// StateDir holds the calibration history, the audit log and the
+	// admin's baseline (config_state.go): one absolute place, whatever
+	// directory a command is run from. Empty: $STATE_DIRECTORY (systemd's
+	// StateDirectory=), else /var/lib/yarn-sidecar as root, else
+	// $XDG_STATE_HOME/yarn-sidecar (~/.local/state/yarn-sidecar).
+	StateDir string `yaml:"state_dir"`
+	// Store is the calibration history (bbolt file); relative to StateDir.
 	Store string `yaml:"store"`
-	// AuditLog is the append-only JSON-lines log of every apply attempt.
+	// AuditLog is the append-only JSON-lines log of every apply attempt;
+	// relative to StateDir.
 	AuditLog string `yaml:"audit_log"`
 	// Listen serves /metrics and /report (loopback by default).
 	Listen string `yaml:"listen"`
@@ -241,6 +249,9 @@ type QueueConfig struct {
 	Pinned bool `yaml:"pinned"`
 	// Guarantee overrides the default band for this queue (leaf or parent).
 	Guarantee *GuaranteeConfig `yaml:"guarantee"`
+	// ExpectedLater: the queue does not exist yet (the admin is about to
+	// create it); without it a queue the cluster lacks stops the start.
+	ExpectedLater bool `yaml:"expected_later"`
 }
 
 // NodeTypeRule assigns a node type by label, host pattern or resources.
@@ -249,6 +260,9 @@ type NodeTypeRule struct {
 	Label       string `yaml:"label"`
 	HostPattern string `yaml:"host_pattern"`
 	MinGPUs     int64  `yaml:"min_gpus"`
+	// ExpectedLater: no node matches yet (its label or hosts are about to
+	// be added); without it a rule that matches nothing stops the start.
+	ExpectedLater bool `yaml:"expected_later"`
 }
 
 // JobClassConfig says how recurring jobs are recognised.
@@ -389,6 +403,11 @@ func (c *Config) Default() {
 	if c.Schedule.Report == "" {
 		c.Schedule.Report = "@every 1h"
 	}
+	if c.HDFS.MaxCallsPerCycle == 0 {
+		// Defaulted here, not only where it is used, so the log and the
+		// status say the value in force.
+		c.HDFS.MaxCallsPerCycle = DefaultMaxNameNodeCalls
+	}
 	c.Preemption.defaults()
 	c.defaultGuarantees()
 }
@@ -397,6 +416,9 @@ func (c *Config) Default() {
 type ConfigError struct {
 	File   string
 	Fields []string // "safety.max_step_percent: must be in (0, 100]"
+	// Cluster: the fields name what the live cluster does not have
+	// (CheckAgainstCluster).
+	Cluster bool
 }
 
 func (e *ConfigError) Error() string {
@@ -404,7 +426,11 @@ func (e *ConfigError) Error() string {
 	if e.File != "" {
 		where = "config " + e.File
 	}
-	return fmt.Sprintf("%s: %d invalid field(s):\n  %s", where, len(e.Fields), strings.Join(e.Fields, "\n  "))
+	what := "invalid field(s)"
+	if e.Cluster {
+		what = "name(s) the cluster does not have"
+	}
+	return fmt.Sprintf("%s: %d %s:\n  %s", where, len(e.Fields), what, strings.Join(e.Fields, "\n  "))
 }
 
 // Validate checks every field and lists all the bad ones at once.
@@ -444,6 +470,9 @@ func (c *Config) Validate() error {
 		for _, p := range h.validate() {
 			add("ha."+p[0], "%s", p[1])
 		}
+	}
+	if c.StateDir != "" && !filepath.IsAbs(c.StateDir) {
+		add("state_dir", "%q must be an absolute path (commands run from any directory must find the same state)", c.StateDir)
 	}
 	for q, qc := range c.Queues {
 		if !strings.HasPrefix(q, "root.") {

@@ -155,3 +155,23 @@ func TestAppUsageMaxAge(t *testing.T) {
 		}
 	}
 }
+
+// The HDFS call budget is defaulted in the config, so the daemon's start
+// line logs the 200 in force, not 0.
+func TestHDFSMaxCallsDefaulted(t *testing.T) {
+	for _, tc := range []struct {
+		yaml string
+		want int
+	}{
+		{"hdfs: {enabled: true}\n", DefaultMaxNameNodeCalls},
+		{"hdfs: {enabled: true, max_calls_per_cycle: 50}\n", 50},
+	} {
+		cfg, err := ParseConfig([]byte(tc.yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.HDFS.MaxCallsPerCycle != tc.want {
+			t.Errorf("%q: max_calls_per_cycle = %d, want %d", tc.yaml, cfg.HDFS.MaxCallsPerCycle, tc.want)
+		}
+	}
+}

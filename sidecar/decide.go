@@ -33,7 +33,10 @@ type PSDecider struct {
 	Models func() map[string]deadline.PhaseModel
 	// Residuals calibrate the models' finish predictions by how earlier
 	// runs of each class ended (HistoryLearner.Residuals); nil: uncalibrated.
-	Residuals  func() *deadline.Residuals
+	Residuals func() *deadline.Residuals
+	// Outlooks are the running Spark apps' remaining work by app ID
+	// (SparkLearner.Outlooks): the deadline report judges them by it.
+	Outlooks   func() map[string]deadline.Outlook
 	SLOs       map[string]time.Duration
 	Confidence float64
 	Samples    int

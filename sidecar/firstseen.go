@@ -23,6 +23,9 @@ type FirstSeen struct {
 	// Path of the JSON file; empty keeps it in memory only (tests, the
 	// simulator).
 	Path string
+	// ReadOnly reads the file but never writes it (the read-only
+	// commands): what they see first lives in memory only.
+	ReadOnly bool
 
 	mu     sync.Mutex
 	loaded bool
@@ -166,7 +169,7 @@ func parentPath(q string) string {
 func (f *FirstSeen) Save() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if !f.dirty || f.Path == "" {
+	if !f.dirty || f.Path == "" || f.ReadOnly {
 		return nil
 	}
 	out := map[string]SeenValue{}

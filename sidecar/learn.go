@@ -37,6 +37,9 @@ type HistoryLearner struct {
 	// Locality, when set, says where a finished map attempt read from
 	// (BlockMaps.AttemptLocality): samples with one teach read bandwidth.
 	Locality func(jobID string, at cluster.Attempt) string
+	// ReadOnly learns into memory only and writes nothing to the store
+	// (learn_readonly.go): the read-only commands' learner.
+	ReadOnly bool
 	// Log receives the unreadable jobs' notes (nil: none).
 	Log hclog.Logger
 
@@ -53,8 +56,15 @@ type HistoryLearner struct {
 	loaded    bool
 	stale     bool // samples hold attempts the table does not reflect yet
 	computed  time.Time
+	// Read-only learning's own cursor and the attempts it holds.
+	memCursor time.Time
+	known     map[string]bool
 	// unreadable are the jobs JobHistory could not serve (learn_unreadable.go).
 	unreadable []calibrate.UnreadableJob
+	// finished are the jobs the last Learn read (LastFinished).
+	finished []FinishedJob
+	// splits are node types whose hosts run a class at two speeds.
+	splits []calibrate.TypeSplit
 }
 
 // Learn implements Learner. A job JobHistory lists but cannot serve (a
@@ -62,6 +72,12 @@ type HistoryLearner struct {
 // try (learn_unreadable.go); the jobs after it are learned and the cursor
 // moves past them all.
 func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error {
+	h.mu.Lock()
+	h.finished = nil
+	h.mu.Unlock()
+	if h.ReadOnly {
+		return h.learnInMemory(ctx, snap)
+	}
 	cursor, err := h.Store.Cursor()
 	if err != nil {
 		return fmt.Errorf("read ingest cursor: %w", err)
@@ -80,7 +96,9 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 	// per attempt (attempts × nodes).
 	addrs := cluster.IndexNodeAddresses(snap.Nodes)
 	in := ingest{}
+	var fin []FinishedJob
 	for _, a := range jobs {
+		fin = append(fin, FinishedJob{AppID: a.ID, Started: a.StartedTime, Finished: a.FinishedTime})
 		if err := h.ingestApp(&in, a, types, addrs); err != nil {
 			return err
 		}
@@ -88,6 +106,9 @@ func (h *HistoryLearner) Learn(ctx context.Context, snap cluster.Snapshot) error
 			cursor = a.FinishedTime
 		}
 	}
+	h.mu.Lock()
+	h.finished = fin
+	h.mu.Unlock()
 	if skipped != nil {
 		// Recorded before the cursor moves past them: a restart retries them.
 		if err := h.recordUnreadable(snap.Time, skipped.Jobs); err != nil {
@@ -206,6 +227,21 @@ func measuresUnknown(t *calibrate.Table, fresh, all []calibrate.Sample, minSampl
 	return false
 }
 
+// LastFinished implements FinishedReporter: the jobs the last Learn read
+// as finished, with their start and finish times.
+func (h *HistoryLearner) LastFinished() []FinishedJob {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.finished
+}
+
+// TypeSplits implements TypeSplitReporter, from the last recompute.
+func (h *HistoryLearner) TypeSplits() []calibrate.TypeSplit {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.splits
+}
+
 // Refresh recomputes the CR table from the whole history.
 func (h *HistoryLearner) Refresh() error {
 	all, err := h.Store.All()
@@ -227,8 +263,10 @@ func (h *HistoryLearner) recompute(all []calibrate.Sample) {
 	m := ModelsFromSamples(all)
 	bw := calibrate.Bandwidths(all, h.Options.MinSamples)
 	proc := calibrate.ProcessingTimes(all, h.Options.MinSamples)
+	splits := calibrate.TypeSplits(all, calibrate.SplitOptions{})
 	h.mu.Lock()
 	h.table, h.models, h.bw, h.proc = t, m, bw, proc
+	h.splits = splits
 	h.mu.Unlock()
 }
 

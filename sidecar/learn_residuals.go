@@ -20,6 +20,9 @@ type PredictionTracker interface {
 // stage of its maps it has reached is stored (durably, with the
 // calibration history) until JobHistory reports the job finished.
 func (h *HistoryLearner) Track(at time.Time, reports []deadline.QueueReport) error {
+	if h.ReadOnly {
+		return nil // predictions are kept only by the daemon's own store
+	}
 	by := map[string][]calibrate.Prediction{}
 	for _, q := range reports {
 		for _, j := range q.Jobs {

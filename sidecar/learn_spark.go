@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"sync"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
@@ -23,9 +26,12 @@ import (
 // stages' family row (calibrate/families.go), so its progress share
 // (eq. 4.1) uses the rates its stages taught. Not done here: the finished
 // Spark apps of before a restart (the observer backfills the apps it saw
-// running), and the deadline report's verdicts for Spark apps (the
-// outlook, sparkobs.Predict, is measured by the bench, not wired into
-// deadline/).
+// running).
+//
+// Each cycle it also keeps, per running Spark app it has read, the
+// remaining work of its stages (sparkobs.Predict over the history's task
+// times: Outlooks, the deadline report's input) and what status shows of
+// it (sparkobs.View: SparkApps).
 type SparkLearner struct {
 	*HistoryLearner
 	Spark *sparkobs.Observer
@@ -34,6 +40,14 @@ type SparkLearner struct {
 	Budget int
 	// First marks apps read before the others (those with goals).
 	First func(cluster.App) bool
+
+	mu       sync.Mutex
+	outlooks map[string]deadline.Outlook
+	views    []sparkobs.AppView
+	// times are the history's task times (sparkobs.TaskTimesFrom) as of
+	// timesN samples: recomputed when the history grew.
+	times  sparkobs.TaskTimes
+	timesN int
 }
 
 // Learn implements Learner: MapReduce's JobHistory first, then Spark.
@@ -56,6 +70,7 @@ func (s *SparkLearner) Learn(ctx context.Context, snap cluster.Snapshot) error {
 	if err := s.ingest(snap, samples); err != nil {
 		errs = append(errs, err)
 	}
+	s.outlook(snap, cy)
 	if len(errs) > 0 {
 		return errors.Join(append([]error{errMR}, fmt.Errorf("spark: %w", errors.Join(errs...)))...)
 	}
@@ -70,6 +85,10 @@ func (s *SparkLearner) ingest(snap cluster.Snapshot, samples []calibrate.Sample)
 		return nil
 	}
 	h := s.HistoryLearner
+	if h.ReadOnly { // a read-only command: in memory only (learn_readonly.go)
+		h.addInMemory(samples)
+		return nil
+	}
 	n, err := h.Store.Add(samples)
 	if err != nil {
 		return err
@@ -97,4 +116,48 @@ func (s *SparkLearner) ingest(snap cluster.Snapshot, samples []calibrate.Sample)
 		h.mu.Unlock()
 	}
 	return nil
+}
+
+// outlook keeps the cycle's outlooks and views of the running Spark apps
+// it has a read of (the apps the budget left unread keep their last).
+func (s *SparkLearner) outlook(snap cluster.Snapshot, cy sparkobs.Cycle) {
+	h := s.HistoryLearner
+	h.mu.RLock()
+	all := h.samples
+	h.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.times == nil || len(all) != s.timesN {
+		s.times, s.timesN = sparkobs.TaskTimesFrom(all), len(all)
+	}
+	s.outlooks, s.views = map[string]deadline.Outlook{}, nil
+	for _, a := range snap.RunningApps() {
+		stages, ok := cy.Stages[a.ID]
+		if !ok {
+			continue
+		}
+		class := s.ClassKey.ClassOf(a)
+		p := sparkobs.Predict(class, stages, cy.Slots[a.ID], s.times)
+		s.outlooks[a.ID] = deadline.Outlook{Remain: p.Remaining, LogSpread: p.LogSpread, Tasks: p.RemainingTasks, Known: p.Known, Method: "spark-stages"}
+		v := sparkobs.View(a.ID, stages, cy.Executors[a.ID], cy.Slots[a.ID])
+		v.Name, v.Queue, v.Class = a.Name, a.Queue, class
+		s.views = append(s.views, v)
+	}
+	sort.Slice(s.views, func(i, j int) bool { return s.views[i].AppID < s.views[j].AppID })
+}
+
+// Outlooks are the running Spark apps' remaining work as of the last
+// cycle, by app ID (deadline.ReportOptions.Outlooks).
+func (s *SparkLearner) Outlooks() map[string]deadline.Outlook {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.outlooks
+}
+
+// SparkApps are the running Spark apps as of the last cycle (status and
+// the report).
+func (s *SparkLearner) SparkApps() []sparkobs.AppView {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]sparkobs.AppView(nil), s.views...)
 }

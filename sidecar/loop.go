@@ -12,6 +12,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -94,11 +95,40 @@ type CycleReport struct {
 	// Unreadable are the finished jobs JobHistory could not serve, being
 	// retried or given up (the learner's record; nil without one).
 	Unreadable []calibrate.UnreadableJob
+	// Spark are the running Spark apps the learner has read (nil without
+	// a SparkReporter).
+	Spark []sparkobs.AppView
+	// Finished are the jobs the learner read as finished this cycle, with
+	// the RM's start and finish times (nil without a FinishedReporter).
+	Finished []FinishedJob
+	// TypeSplits are node types whose hosts run a class at two speeds
+	// (nil without a TypeSplitReporter).
+	TypeSplits []calibrate.TypeSplit
+}
+
+// FinishedJob is a finished job's start and finish as YARN recorded them
+// (the RM's or JobHistory's startedTime and finishedTime).
+type FinishedJob struct {
+	AppID    string
+	Started  time.Time
+	Finished time.Time
+}
+
+// FinishedReporter is a Learner that says which jobs its last Learn read
+// as finished, so the report times them by YARN's clock.
+type FinishedReporter interface {
+	LastFinished() []FinishedJob
 }
 
 // UnreadableReporter is a Learner that keeps jobs it could not read.
 type UnreadableReporter interface {
 	Unreadable() []calibrate.UnreadableJob
+}
+
+// SparkReporter is a Learner that reads Spark apps (SparkLearner): what
+// it saw of them, for status and the report.
+type SparkReporter interface {
+	SparkApps() []sparkobs.AppView
 }
 
 // Loop runs control cycles. Run it with Run; one cycle with Once.
@@ -162,8 +192,17 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 			// Calibration history is kept; a failed ingest is retried next cycle.
 			log.Warn("calibration ingest failed", "error", err)
 		}
+		if f, ok := l.Learner.(FinishedReporter); ok {
+			rep.Finished = f.LastFinished()
+		}
+		if t, ok := l.Learner.(TypeSplitReporter); ok {
+			rep.TypeSplits = t.TypeSplits()
+		}
 		if u, ok := l.Learner.(UnreadableReporter); ok {
 			rep.Unreadable = u.Unreadable()
+		}
+		if s, ok := l.Learner.(SparkReporter); ok {
+			rep.Spark = s.SparkApps()
 		}
 	}
 	live, err := l.Observer.SchedulerConf(ctx)

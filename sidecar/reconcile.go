@@ -121,6 +121,11 @@ type ConfReader interface {
 	ConfVersion(ctx context.Context) (int64, error)
 }
 
+// ErrRMRead marks a reconciliation that failed reading the
+// ResourceManager: worth a retry (it may be failing over). Any other
+// failure is the audit log's own, and retrying cannot mend it.
+var ErrRMRead = errors.New("ResourceManager unreadable")
+
 // InterruptedWriteRecoverer is implemented by ConfReaders whose write can
 // be left half-done by a kill (the file store: the file written, no RM
 // refreshed): reconciliation lets them put it right before it judges.
@@ -139,17 +144,9 @@ func ReconcileAudit(ctx context.Context, path string, rm ConfReader, log hclog.L
 	if err := repairTornTail(path, log); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	entries, err := ReadAuditFile(path, log)
 	if err != nil {
-		return nil, fmt.Errorf("reconcile: open audit log: %w", err)
-	}
-	entries, err := ReadAudit(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("reconcile: %s: %w", path, err)
+		return nil, fmt.Errorf("reconcile: %w", err)
 	}
 	last := lastApplyRecord(entries)
 	intent, err := readIntent(intentPath(path))
@@ -176,11 +173,11 @@ func ReconcileAudit(ctx context.Context, path string, rm ConfReader, log hclog.L
 	}
 	live, err := rm.SchedulerConf(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reconcile: read live scheduler-conf: %w", err)
+		return nil, fmt.Errorf("reconcile: read live scheduler-conf: %w (%w)", err, ErrRMRead)
 	}
 	version, err := rm.ConfVersion(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reconcile: read scheduler-conf version: %w", err)
+		return nil, fmt.Errorf("reconcile: read scheduler-conf version: %w (%w)", err, ErrRMRead)
 	}
 	rec := judge(*last, live, version)
 	if rec == nil {

@@ -3,9 +3,13 @@ package sidecar
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -87,5 +91,38 @@ func TestReconcileAudit(t *testing.T) {
 				t.Fatalf("recovered record has versionAfter %d, live %d", entries[len(entries)-1].VersionAfter, tc.live.version)
 			}
 		})
+	}
+}
+
+// One corrupt line in the middle of the audit log is skipped with a warning
+// naming its line; the records around it still count, and the log is left
+// as it is (append-only: never rewritten). It used to stop every command.
+func TestReconcileSkipsCorruptLine(t *testing.T) {
+	const k = "yarn.scheduler.capacity.root.a.capacity"
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	first := `{"time":"2026-01-01T00:00:00Z","cycle":1,"mode":"apply","versionBefore":3,"versionAfter":4,"before":{"` + k + `":"50"},"after":{"` + k + `":"60"},"result":"applied"}`
+	last := `{"time":"2026-01-01T00:01:00Z","cycle":2,"mode":"apply","versionBefore":4,"versionAfter":5,"before":{"` + k + `":"60"},"after":{"` + k + `":"70"},"result":"applied"}`
+	raw := first + "\n" + `{"time": oops, this line was hand-edited` + "\n" + last + "\n"
+	if err := os.WriteFile(path, []byte(raw), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	log := hclog.New(&hclog.LoggerOptions{Output: &logs})
+	// The live conf holds the last record's value at its version: in step,
+	// which only the record after the corrupt line tells.
+	rec, err := ReconcileAudit(context.Background(), path, fixedConf{schedconf.Conf{k: "70"}, 5}, log)
+	if err != nil || rec != nil {
+		t.Fatalf("reconcile = %+v, %v; want nothing to record and no error", rec, err)
+	}
+	if !strings.Contains(logs.String(), "lines=[2]") {
+		t.Errorf("the warning does not name line 2: %s", logs.String())
+	}
+	if b, _ := os.ReadFile(path); string(b) != raw {
+		t.Errorf("the audit log was rewritten:\n%s", b)
+	}
+	entries, err := ReadAudit(strings.NewReader(raw))
+	var skipped *SkippedLinesError
+	if !errors.As(err, &skipped) || len(skipped.Lines) != 1 || skipped.Lines[0] != 2 || len(entries) != 2 {
+		t.Errorf("ReadAudit = %d entries, %v; want 2 and line 2 skipped", len(entries), err)
 	}
 }

@@ -2,6 +2,8 @@ package sidecar
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,6 +36,7 @@ func RecordCycle(b *StatusBoard, rep CycleReport) {
 		st.MutationsLastHour = rep.Outcome.MutationsLastHour
 		st.Inputs = rep.Inputs
 		st.Unreadable = append([]calibrate.UnreadableJob{}, rep.Unreadable...)
+		st.Spark = rep.Spark
 		st.Slot = d.Slot
 		st.JobViews = jobViews(rep.Snapshot)
 		st.NodesReadAt, st.NodesReused = rep.Snapshot.NodesReadAt, rep.Snapshot.NodesReused
@@ -69,7 +72,8 @@ func recordOverview(st *Status, rep CycleReport, pt *PSPoint) {
 	if len(d.Jobs) > 0 {
 		st.LastRunning = now
 	}
-	st.Seen, st.Finished = trackJobs(st.Seen, st.Finished, d.Jobs, now)
+	st.Seen, st.Finished = trackJobs(st.Seen, st.Finished, d.Jobs, now, startedTimes(rep.Snapshot))
+	st.Seen, st.Finished = timeFinished(st.Seen, st.Finished, rep.Finished)
 	if v := rep.Outcome.Validation; v != "" { // the last plan's path; kept through cycles without one
 		st.ValidationPath = string(v)
 	}
@@ -138,23 +142,31 @@ func recordOverview(st *Status, rep CycleReport, pt *PSPoint) {
 	st.Warnings = cycleWarnings(rep, st.Queues)
 }
 
-// countMutation counts a plan that changed (or, in dry-run, would have
-// changed) the configuration in its hour.
+// countMutation counts a plan that changed the configuration in its hour;
+// a dry run's plan changed nothing and is counted apart.
 func countMutation(st *Status, pr PlanRecord) {
-	if len(pr.Changes) > 0 && (pr.Result == ResultApplied || pr.Result == ResultDryRun) {
+	switch {
+	case len(pr.Changes) == 0:
+	case pr.Result == ResultApplied:
 		st.Mutations = countHour(st.Mutations, pr.Time)
+	case pr.Result == ResultDryRun:
+		st.DryRunPlans++
 	}
 }
 
-// trackJobs updates the jobs seen running: new ones start at now, running
-// ones move their last sighting, and those gone since the last cycle are
-// finished. It builds new values (readers hold the old ones).
-func trackJobs(seen map[string]SeenJob, finished []SeenJob, jobs []JobStatus, now time.Time) (map[string]SeenJob, []SeenJob) {
+// trackJobs updates the jobs seen running: new ones start at now (and at
+// the RM's startedTime, from started), running ones move their last
+// sighting, and those gone since the last cycle are finished. It builds
+// new values (readers hold the old ones).
+func trackJobs(seen map[string]SeenJob, finished []SeenJob, jobs []JobStatus, now time.Time, started map[string]time.Time) (map[string]SeenJob, []SeenJob) {
 	next := make(map[string]SeenJob, len(jobs))
 	for _, j := range jobs {
 		sj, ok := seen[j.AppID]
 		if !ok {
 			sj = SeenJob{AppID: j.AppID, Name: j.Name, Queue: j.Queue, Class: j.Class, FirstSeen: now}
+		}
+		if t := started[j.AppID]; sj.Started.IsZero() && !t.IsZero() {
+			sj.Started = t
 		}
 		sj.LastSeen = now
 		if j.Deadline != nil {
@@ -174,6 +186,67 @@ func trackJobs(seen map[string]SeenJob, finished []SeenJob, jobs []JobStatus, no
 	}
 	sort.Slice(gone, func(i, j int) bool { return gone[i].AppID < gone[j].AppID })
 	return next, append(append([]SeenJob(nil), finished...), gone...)
+}
+
+// startedTimes is each app's RM startedTime in the snapshot.
+func startedTimes(snap cluster.Snapshot) map[string]time.Time {
+	out := make(map[string]time.Time, len(snap.Apps))
+	for _, a := range snap.Apps {
+		if !a.StartedTime.IsZero() {
+			out[a.ID] = a.StartedTime
+		}
+	}
+	return out
+}
+
+// timeFinished gives the jobs the learner read as finished YARN's start
+// and finish times, whether the sidecar still counts them running (the
+// learner read them after this cycle's observe) or already finished. New
+// values only where something changes (readers hold the old ones).
+func timeFinished(seen map[string]SeenJob, finished []SeenJob, fin []FinishedJob) (map[string]SeenJob, []SeenJob) {
+	if len(fin) == 0 {
+		return seen, finished
+	}
+	byID := make(map[string]FinishedJob, len(fin))
+	for _, f := range fin {
+		byID[f.AppID] = f
+	}
+	stamp := func(sj SeenJob) (SeenJob, bool) {
+		f, ok := byID[sj.AppID]
+		if !ok || f.Finished.IsZero() || (sj.Finished.Equal(f.Finished) && (f.Started.IsZero() || sj.Started.Equal(f.Started))) {
+			return sj, false
+		}
+		sj.Finished = f.Finished
+		if !f.Started.IsZero() {
+			sj.Started = f.Started
+		}
+		return sj, true
+	}
+	var nextSeen map[string]SeenJob
+	for id, sj := range seen {
+		if s, ok := stamp(sj); ok {
+			if nextSeen == nil {
+				nextSeen = maps.Clone(seen)
+			}
+			nextSeen[id] = s
+		}
+	}
+	if nextSeen != nil {
+		seen = nextSeen
+	}
+	var nextFin []SeenJob
+	for i, sj := range finished {
+		if s, ok := stamp(sj); ok {
+			if nextFin == nil {
+				nextFin = slices.Clone(finished)
+			}
+			nextFin[i] = s
+		}
+	}
+	if nextFin != nil {
+		finished = nextFin
+	}
+	return seen, finished
 }
 
 // SeedAdmin records the admin's guarantees from the audit log: for each
@@ -199,10 +272,8 @@ func SeedAdmin(b *StatusBoard, entries []AuditEntry) {
 					m[AdminKey(q, p)] = v
 				}
 			}
-			if e.Result == ResultApplied || e.Result == ResultDryRun {
-				if len(e.After) > 0 {
-					st.Mutations = countHour(st.Mutations, e.Time)
-				}
+			if e.Result == ResultApplied && len(e.After) > 0 {
+				st.Mutations = countHour(st.Mutations, e.Time)
 			}
 		}
 		st.Admin = m
@@ -311,6 +382,7 @@ func cycleWarnings(rep CycleReport, queues []QueueStatus) []string {
 			out = append(out, fmt.Sprintf("queue %s is at the high edge of its band (%.1f%% of parent, band %.1f–%.1f%%)", name, q.Capacity, ptr(q.BandLow), *q.BandHigh))
 		}
 	}
+	out = append(out, NodeTypeHints(rep.TypeSplits)...)
 	if rep.Err != nil {
 		out = append(out, "last cycle failed: "+rep.Err.Error())
 	}

@@ -163,14 +163,62 @@ func TestMetricsAdminAndFair(t *testing.T) {
 
 func TestTrackJobsFinished(t *testing.T) {
 	t0 := time.Unix(0, 0)
-	seen, fin := trackJobs(nil, nil, []JobStatus{{AppID: "a"}, {AppID: "b"}}, t0)
-	seen, fin = trackJobs(seen, fin, []JobStatus{{AppID: "b"}}, t0.Add(30*time.Second))
-	seen, fin = trackJobs(seen, fin, nil, t0.Add(time.Minute))
+	seen, fin := trackJobs(nil, nil, []JobStatus{{AppID: "a"}, {AppID: "b"}}, t0, nil)
+	seen, fin = trackJobs(seen, fin, []JobStatus{{AppID: "b"}}, t0.Add(30*time.Second), nil)
+	seen, fin = trackJobs(seen, fin, nil, t0.Add(time.Minute), nil)
 	if len(seen) != 0 || len(fin) != 2 {
 		t.Fatalf("seen %v finished %v", seen, fin)
 	}
 	if fin[0].AppID != "a" || !fin[0].LastSeen.Equal(t0) || fin[1].AppID != "b" || !fin[1].LastSeen.Equal(t0.Add(30*time.Second)) || !fin[1].FirstSeen.Equal(t0) {
 		t.Errorf("finished = %+v", fin)
+	}
+}
+
+// A job seen running in one cycle only is timed by the RM's startedTime
+// and the finishedTime the learner read, not by the cycles (which gave it
+// 0m: issue 35), whether the learner reads its finish before or after the
+// cycle that no longer sees it running.
+func TestRecordTimesJobsByYARN(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name      string
+		readAt    int // the cycle whose learner reads the finish
+		wantStart time.Time
+	}{
+		{"finish read once gone", 2, t0.Add(-9 * time.Minute)},
+		{"finish read while still seen", 1, t0.Add(-9 * time.Minute)},
+		{"finish read two cycles later", 3, t0.Add(-9 * time.Minute)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &StatusBoard{}
+			started := t0.Add(-9 * time.Minute)
+			finish := t0.Add(40 * time.Second)
+			for n := 1; n <= 3; n++ {
+				var jobs []JobStatus
+				rep := cycleAt(t0, n, 25, nil, nil, ResultNoChange)
+				if n == 1 {
+					jobs = []JobStatus{{AppID: "a1", Queue: "root.crypto", Class: "sort"}}
+					rep.Snapshot.Apps = []cluster.App{{ID: "a1", StartedTime: started}}
+				}
+				rep.Decision.Jobs = jobs
+				if n == tc.readAt {
+					rep.Finished = []FinishedJob{{AppID: "a1", Started: started, Finished: finish}}
+				}
+				RecordCycle(b, rep)
+			}
+			st := b.Get()
+			if len(st.Finished) != 1 {
+				t.Fatalf("finished %+v, want a1", st.Finished)
+			}
+			j := st.Finished[0]
+			if !j.FirstSeen.Equal(j.LastSeen) {
+				t.Fatalf("the test wants a job seen in one cycle: %+v", j)
+			}
+			s, f := j.Span()
+			if !s.Equal(tc.wantStart) || !f.Equal(finish) {
+				t.Errorf("span %s → %s, want %s → %s (the RM's times)", s, f, tc.wantStart, finish)
+			}
+		})
 	}
 }
 
@@ -203,5 +251,28 @@ func TestRecordValidationPath(t *testing.T) {
 	RecordCycle(b, cycleAt(time.Unix(0, 0), 2, 25, nil, nil, ResultNoChange))
 	if got := b.Get().ValidationPath; got != "local-only" {
 		t.Errorf("validation path = %q, want local-only", got)
+	}
+}
+
+// Dry runs change nothing: neither a dry-run cycle's plan nor a dry-run
+// audit record counts as a mutation (issue 35: the CLI report's dry-run
+// cycles showed as mutations per hour).
+func TestDryRunsAreNotMutations(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	k := "yarn.scheduler.capacity.root.crypto.capacity"
+	b := &StatusBoard{}
+	SeedAdmin(b, []AuditEntry{
+		{Result: ResultDryRun, Time: t0, Before: map[string]string{k: "50"}, After: map[string]string{k: "60"}},
+		{Result: ResultApplied, Time: t0.Add(time.Minute), Before: map[string]string{k: "50"}, After: map[string]string{k: "55"}},
+	})
+	change := &Plan{Changes: []Change{{Queue: "root.crypto", Property: "capacity", From: "55", To: "65"}}}
+	RecordCycle(b, cycleAt(t0, 4, 25, nil, change, ResultDryRun))
+	RecordCycle(b, cycleAt(t0, 5, 25, nil, change, ResultDryRun))
+	st := b.Get()
+	if len(st.Mutations) != 1 || st.Mutations[0].Count != 1 {
+		t.Errorf("mutations per hour %+v, want the one applied audit record only", st.Mutations)
+	}
+	if st.DryRunPlans != 2 {
+		t.Errorf("dry-run plans %d, want 2", st.DryRunPlans)
 	}
 }

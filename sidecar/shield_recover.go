@@ -2,9 +2,7 @@ package sidecar
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -93,33 +91,17 @@ func ShieldRecords(entries []AuditEntry, live schedconf.Conf) []Shield {
 	return out
 }
 
-// ReadAuditFile reads the whole audit log (no file yet: no entries).
-func ReadAuditFile(auditPath string) ([]AuditEntry, error) {
-	f, err := os.Open(auditPath)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("open audit log: %w", err)
-	}
-	defer f.Close()
-	entries, err := ReadAudit(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", auditPath, err)
-	}
-	return entries, nil
-}
-
 // RecoverShields reads the audit log and the live conf and returns the
 // shields this sidecar set (ShieldRecords). Run it after ReconcileAudit,
 // so an interrupted apply is already recorded. No log yet: nothing is
-// ours.
+// ours. Lines that are not records are skipped (the start's other
+// readers of the log warn about them).
 func RecoverShields(ctx context.Context, auditPath string, rm ConfReader) ([]Shield, error) {
-	entries, err := ReadAuditFile(auditPath)
+	entries, err := ReadAuditFile(auditPath, nil)
 	if err != nil {
 		return nil, fmt.Errorf("recover preemption shields: %w", err)
 	}
-	if entries == nil {
+	if len(entries) == 0 {
 		return nil, nil
 	}
 	live, err := rm.SchedulerConf(ctx)

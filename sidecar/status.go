@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -87,8 +88,11 @@ type QueueShare struct {
 }
 
 // SeenJob is a job the sidecar saw running, from its first to its last
-// cycle: the daemon's own record of finished jobs (no baseline; times are
-// the cycles', so within one interval of the real submit and finish).
+// cycle: the daemon's own record of finished jobs (no baseline). Started
+// and Finished are the RM's startedTime and finishedTime (issue 35: timed
+// by the cycles that saw it, a job seen in one cycle took 0m); zero when
+// the sidecar did not read them, and the report then falls back to the
+// cycles' times (within one interval of the real ones).
 type SeenJob struct {
 	AppID     string     `json:"appId"`
 	Name      string     `json:"name"`
@@ -96,7 +100,22 @@ type SeenJob struct {
 	Class     string     `json:"class"`
 	FirstSeen time.Time  `json:"firstSeen"`
 	LastSeen  time.Time  `json:"lastSeen"`
+	Started   time.Time  `json:"startedTime,omitzero"`
+	Finished  time.Time  `json:"finishedTime,omitzero"`
 	Deadline  *time.Time `json:"deadline,omitempty"`
+}
+
+// Span is the job's start and finish: the RM's times where known, else
+// the cycles that saw it.
+func (j SeenJob) Span() (start, finish time.Time) {
+	start, finish = j.FirstSeen, j.LastSeen
+	if !j.Started.IsZero() {
+		start = j.Started
+	}
+	if !j.Finished.IsZero() {
+		finish = j.Finished
+	}
+	return start, finish
 }
 
 // HourCount counts plans that changed the configuration in one hour.
@@ -172,6 +191,10 @@ type Status struct {
 	// Unreadable are finished jobs JobHistory listed but could not serve:
 	// skipped by calibration, retried on a schedule, then given up.
 	Unreadable []calibrate.UnreadableJob `json:"unreadableJobs"`
+	// Spark are the running Spark apps as the latest cycle read them:
+	// class, stage in progress, tasks, executors per type (nil when
+	// spark.enabled is off).
+	Spark []sparkobs.AppView `json:"sparkApps,omitempty"`
 	// Slot is the planning slot of the latest decision and where it came
 	// from (slotsize.go).
 	Slot SlotChoice `json:"slot"`
@@ -198,9 +221,12 @@ type Overview struct {
 	Labels *LayoutReport `json:"labels,omitempty"`
 	// Warnings are this cycle's: unreadable snapshot parts, decision notes.
 	Warnings []string `json:"warnings"`
-	// Mutations counts configuration-changing plans per hour (applied, or
-	// would-be in dry-run).
+	// Mutations counts plans that changed the configuration per hour:
+	// applied ones only (issue 35: a dry run changes nothing, and counting
+	// it made a read-only report show changes that never happened).
 	Mutations []HourCount `json:"mutationsPerHour"`
+	// DryRunPlans counts the plans a dry run proposed and did not write.
+	DryRunPlans int `json:"dryRunPlans"`
 	// Admin is the admin's guarantee per queue and partition (% of parent),
 	// keyed AdminKey(queue, partition): the first value seen.
 	Admin map[string]float64 `json:"adminCapacity,omitempty"`

@@ -210,7 +210,9 @@ type deadlineStep struct {
 	Models func() map[string]deadline.PhaseModel
 	// Residuals calibrate the models' finish predictions (nil: the models'
 	// own spread).
-	Residuals  func() *deadline.Residuals
+	Residuals func() *deadline.Residuals
+	// Outlooks are Spark apps' remaining work (nil: none).
+	Outlooks   func() map[string]deadline.Outlook
 	SLOs       map[string]time.Duration
 	Confidence float64
 	Samples    int
@@ -227,8 +229,12 @@ func (d deadlineStep) Run(s *decideState) error {
 	if d.Residuals != nil {
 		res = d.Residuals()
 	}
+	var outlooks map[string]deadline.Outlook
+	if d.Outlooks != nil {
+		outlooks = d.Outlooks()
+	}
 	s.Deadlines = deadline.Report(s.Snap, models, deadline.ReportOptions{ClassOf: s.ClassOf, SLOs: d.SLOs, Confidence: d.Confidence,
-		Samples: d.Samples, Seed: uint64(s.Snap.Time.Unix()), Residuals: res,
+		Samples: d.Samples, Seed: uint64(s.Snap.Time.Unix()), Residuals: res, Outlooks: outlooks,
 		// Running reduces at their node type's fit (deadline.ReduceKinds):
 		// a reduce on a GPU node runs train's reduce phase 4x faster.
 		NodeTypeOf: calibrate.AddressTypeOf(s.Snap.Nodes, s.Types),

@@ -78,7 +78,7 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		// Before the plan: a queue whose calibration sample ran is not
 		// sent to calibrate again.
 		calibrationSampledStep{Samples: d.samples, Models: d.Models},
-		deadlineStep{Models: d.Models, Residuals: d.Residuals, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
+		deadlineStep{Models: d.Models, Residuals: d.Residuals, Outlooks: d.Outlooks, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		arrivingGoalStep{Guard: d.Preemption, Models: d.Models, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		psPlanStep{CalibrationMax: d.calibrationMax()},
 		routeGainStep{},

@@ -46,7 +46,9 @@ type appState struct {
 	execGPUs map[string]int
 	// slots are the active executors' cores by executor type (the
 	// host's node type, ExecutorType), as of the last executors read.
-	slots     map[string]int
+	slots map[string]int
+	// execs are the active executors by executor type (for status).
+	execs     map[string]int
 	needExecs bool
 	harvested map[spark.StageKey]bool
 	stages    []spark.Stage
@@ -73,6 +75,9 @@ type Cycle struct {
 	// Slots are each read app's executor cores by executor type (its
 	// task slots: spark.task.cpus=1), as of its last executors read.
 	Slots map[string]map[string]int
+	// Executors are each read app's active executors by executor type,
+	// as of its last executors read.
+	Executors map[string]map[string]int
 	// Samples are the calibration samples of the stages that completed
 	// since they were last read.
 	Samples []calibrate.Sample
@@ -105,7 +110,7 @@ func (o *Observer) Observe(ctx context.Context, now time.Time, apps []cluster.Ap
 	if budget == 0 {
 		budget = DefaultBudget
 	}
-	out := Cycle{Stages: map[string][]spark.Stage{}, Slots: map[string]map[string]int{}}
+	out := Cycle{Stages: map[string][]spark.Stage{}, Slots: map[string]map[string]int{}, Executors: map[string]map[string]int{}}
 	running := map[string]bool{}
 	var order []cluster.App
 	for _, a := range apps {
@@ -144,6 +149,7 @@ func (o *Observer) Observe(ctx context.Context, now time.Time, apps []cluster.Ap
 			if len(st.stages) > 0 {
 				out.Stages[a.ID] = st.stages
 				out.Slots[a.ID] = st.slots
+				out.Executors[a.ID] = st.execs
 			}
 			continue
 		}
@@ -171,6 +177,7 @@ func (o *Observer) Observe(ctx context.Context, now time.Time, apps []cluster.Ap
 		out.Read++
 		out.Stages[a.ID] = st.stages
 		out.Slots[a.ID] = st.slots
+		out.Executors[a.ID] = st.execs
 	}
 	return out
 }
@@ -182,19 +189,21 @@ func (o *Observer) readApp(ctx context.Context, appID string, st *appState, src 
 	n := 0
 	can := func() bool { return left < 0 || n < left }
 	readExecs := func() error {
-		gpus, slots := map[string]int{}, map[string]int{}
+		gpus, slots, execs := map[string]int{}, map[string]int{}, map[string]int{}
 		n++
 		if err := o.r.Executors(ctx, src, true, func(e *spark.Executor) error {
 			gpus[e.ID] = e.GPUs()
 			if e.IsActive && !e.IsDriver() && e.RemoveTime.IsZero() {
 				h := e.Host()
-				slots[ExecutorType(nodes.TypeOf(h), e.GPUs(), nodes.gpus[h])] += e.TotalCores
+				typ := ExecutorType(nodes.TypeOf(h), e.GPUs(), nodes.gpus[h])
+				slots[typ] += e.TotalCores
+				execs[typ]++
 			}
 			return nil
 		}); err != nil {
 			return err
 		}
-		st.execGPUs, st.slots, st.needExecs = gpus, slots, false
+		st.execGPUs, st.slots, st.execs, st.needExecs = gpus, slots, execs, false
 		return nil
 	}
 	if st.needExecs {

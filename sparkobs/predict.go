@@ -69,6 +69,11 @@ type Outlook struct {
 	// Known is false when a stage's task time is neither measured in
 	// this run nor in the history, or the app holds no executor.
 	Known bool
+	// LogSpread is the stages' per-task log spread (the history's, on the
+	// app's executor types), weighted by their share of Remaining: the
+	// deadline report's stand-in for the remaining time's spread
+	// (deadline.Outlook), wider than a many-wave remainder's.
+	LogSpread float64
 }
 
 // Predict is an app's outlook from its stages (its last read), its task
@@ -86,6 +91,7 @@ func Predict(appClass string, stages []spark.Stage, slots map[string]int, times 
 		total += n
 	}
 	o := Outlook{Known: total > 0}
+	spread := 0.0
 	ordered := append([]spark.Stage(nil), stages...)
 	sort.Slice(ordered, func(i, j int) bool { return ordered[i].StageID < ordered[j].StageID })
 	for _, s := range ordered {
@@ -119,6 +125,10 @@ func Predict(appClass string, stages []spark.Stage, slots map[string]int, times 
 		last := math.Exp(sd * math.Max(z, 0))
 		w := waves - 1 + last - 0.5*math.Min(1, float64(s.NumActiveTasks)/float64(total))
 		o.Remaining += time.Duration(w * float64(t))
+		spread += w * float64(t) * sd
+	}
+	if o.Remaining > 0 {
+		o.LogSpread = spread / float64(o.Remaining)
 	}
 	return o
 }

@@ -51,7 +51,7 @@ func TestPredictLastWave(t *testing.T) {
 	times := TaskTimes{"a/s": {"old": {Median: 10 * time.Second, LogSD: 0.2}}}
 	o := Predict("a", []spark.Stage{{StageID: 0, Name: "s", Status: "PENDING", NumTasks: 8}}, map[string]int{"old": 8}, times)
 	want := 10 * math.Exp(0.2*1.4342)
-	if !o.Known || math.Abs(o.Remaining.Seconds()-want) > 0.01 {
-		t.Errorf("got %+v, want %.2fs", o, want)
+	if !o.Known || math.Abs(o.Remaining.Seconds()-want) > 0.01 || math.Abs(o.LogSpread-0.2) > 1e-9 {
+		t.Errorf("got %+v, want %.2fs, log spread 0.2", o, want)
 	}
 }

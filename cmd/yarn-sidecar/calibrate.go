@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -30,7 +31,10 @@ func newCalibrateCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			store, err := calibrate.Open(cfg.Store)
+			// Only --import and --backfill add to the history; listing and
+			// --export open it read-only and create nothing.
+			newLogger(f.logLevel, f.logJSON).Info("state directory", "dir", cfg.StateDir, "store", cfg.Store)
+			store, err := openStore(cfg, imp == "" && !backfill)
 			if err != nil {
 				return err
 			}
@@ -74,12 +78,16 @@ func newCalibrateCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				yc, err := yarnConfig(cfg, newLogger(f.logLevel, f.logJSON))
+				log := newLogger(f.logLevel, f.logJSON)
+				yc, err := yarnConfig(cfg, log)
 				if err != nil {
 					return err
 				}
 				client, err := yarn.New(yc)
 				if err != nil {
+					return err
+				}
+				if err := checkAgainstCluster(cfg, f.config, client, log); err != nil {
 					return err
 				}
 				// The window is measured on the RM's clock (its Date header), as
@@ -122,15 +130,12 @@ func newCalibrateCmd() *cobra.Command {
 			}
 			t := calibrate.Estimate(all, calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns})
 			if output == "json" {
-				type cell struct {
-					Class, NodeType, Reference string
-					calibrate.Rate
-				}
-				cells := []cell{}
+				cells := []rateCell{}
 				for _, c := range t.Classes() {
 					for _, typ := range t.Types(c) {
 						r, _ := t.Rate(c, typ)
-						cells = append(cells, cell{c, typ, t.Reference(c), r})
+						cells = append(cells, rateCell{Class: c, NodeType: typ, Reference: t.Reference(c), Ratio: r.Ratio,
+							Low: r.Low, High: r.High, Samples: r.Samples, Known: r.Known})
 					}
 				}
 				return writeJSON(w, cells)
@@ -147,16 +152,40 @@ func newCalibrateCmd() *cobra.Command {
 					fmt.Fprintf(tw, "%s\t%s\t%.2f\t%.2f–%.2f\t%d\t%s\n", c, typ, r.Ratio, r.Low, r.High, r.Samples, t.Reference(c))
 				}
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			writeTypeSplits(w, calibrate.TypeSplits(all, calibrate.SplitOptions{}))
+			return nil
 		},
 	}
-	f.add(cmd)
+	f.addReadOnly(cmd)
+	for _, name := range []string{"rm", "jhs", "user"} {
+		// Only --backfill talks to YARN; the table, --export and --import read the history.
+		fl := cmd.Flags().Lookup(name)
+		fl.Usage += " (with --backfill only)"
+	}
 	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&export, "export", "", "write the history to FILE as JSON lines")
 	cmd.Flags().StringVar(&imp, "import", "", "add attempts from a JSON-lines FILE (idempotent)")
 	cmd.Flags().BoolVar(&backfill, "backfill", false, "read finished jobs from JobHistory into the history")
 	cmd.Flags().StringVar(&since, "since", "7d", "with --backfill: how far back (e.g. 7d, 36h)")
 	return cmd
+}
+
+// rateCell is one CR cell of `calibrate -o json`, in the camelCase every
+// other command's JSON uses.
+type rateCell struct {
+	Class     string `json:"class"`
+	NodeType  string `json:"nodeType"`
+	Reference string `json:"reference"`
+	// Ratio is the CR to the class's reference type; Low and High its 90%
+	// interval (meaningful when Known).
+	Ratio   float64 `json:"ratio"`
+	Low     float64 `json:"low"`
+	High    float64 `json:"high"`
+	Samples int     `json:"samples"`
+	Known   bool    `json:"known"`
 }
 
 // rmNow is the RM's clock as of its last answer; the local clock, with a
@@ -189,4 +218,16 @@ func cutSuffix(s, suf string) (string, bool) {
 		return s[:len(s)-len(suf)], true
 	}
 	return s, false
+}
+
+// writeTypeSplits says which node types' hosts run a class at two speeds
+// and the node_types rules that would tell them apart.
+func writeTypeSplits(w io.Writer, splits []calibrate.TypeSplit) {
+	if len(splits) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nNode types: hosts of one type run a class at clearly different speeds.")
+	for _, h := range sidecar.NodeTypeHints(splits) {
+		fmt.Fprintln(w, "  "+h)
+	}
 }

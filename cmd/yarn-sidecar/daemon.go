@@ -3,33 +3,53 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
+	"os"
+	"path/filepath"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 )
 
-// daemonFlags are the flags of plan, apply and run.
+// daemonFlags are the flags of the commands that load the config.
 type daemonFlags struct {
 	config      string
 	apply       bool
 	rm          []string
 	jhs         string
 	user        string
+	stateDir    string
 	logLevel    string
 	logJSON     bool
 	listen      string
 	forceDryRun bool
+	// readOnly: the command writes nothing anywhere (no store, no audit
+	// record, no baseline file, nothing to YARN), even when it fails.
+	readOnly bool
 }
 
+// add registers the flags of a command that may write (run, apply,
+// labels apply).
 func (f *daemonFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.config, "config", "", "sidecar config file (YAML; see configs/sidecar.example.yaml)")
+	f.addCommon(cmd, "simple-auth user (user.name); must be a YARN admin to apply")
 	cmd.Flags().BoolVar(&f.apply, "apply", false, "write to YARN (otherwise dry-run unless the config says mode: apply)")
+}
+
+// addReadOnly registers the flags of a read-only command: no --apply, and
+// the command is marked to write nothing.
+func (f *daemonFlags) addReadOnly(cmd *cobra.Command) {
+	f.readOnly = true
+	f.addCommon(cmd, "simple-auth user (user.name) the REST reads are made as")
+}
+
+func (f *daemonFlags) addCommon(cmd *cobra.Command, userHelp string) {
+	cmd.Flags().StringVar(&f.config, "config", "", "sidecar config file (YAML; see configs/sidecar.example.yaml)")
 	cmd.Flags().StringSliceVar(&f.rm, "rm", nil, "ResourceManager web address(es), e.g. http://rm:8088 (default: config, then HADOOP_CONF_DIR)")
 	cmd.Flags().StringVar(&f.jhs, "jhs", "", "JobHistory server web address (default: config, then HADOOP_CONF_DIR)")
-	cmd.Flags().StringVar(&f.user, "user", "", "simple-auth user (user.name); must be a YARN admin to apply")
+	cmd.Flags().StringVar(&f.user, "user", "", userHelp)
+	cmd.Flags().StringVar(&f.stateDir, "state-dir", "", "directory of the calibration history, audit log and the admin's baseline (default: config's state_dir, $STATE_DIRECTORY, /var/lib/yarn-sidecar as root, else $XDG_STATE_HOME/yarn-sidecar)")
 	cmd.Flags().StringVar(&f.logLevel, "log-level", "info", "log level: trace, debug, info, warn, error")
 	cmd.Flags().BoolVar(&f.logJSON, "log-json", false, "log as JSON lines")
 }
@@ -49,6 +69,8 @@ type Daemon struct {
 	// Layouter and LabelAPI serve `labels plan|apply` whatever the config.
 	Layouter *sidecar.LabelLayouter
 	LabelAPI sidecar.NodeLabelAPI
+	// Client is the YARN client (checks such as --queue read through it).
+	Client *yarn.Client
 	// OnLeading runs when this sidecar wins the HA lease, before its first
 	// cycle as leader: it re-learns the preemption shields from the audit
 	// log (an audit log on shared storage holds the previous leader's).
@@ -90,7 +112,18 @@ func (f *daemonFlags) loadConfig() (*sidecar.Config, error) {
 	if f.forceDryRun {
 		cfg.Mode = sidecar.ModeDryRun
 	}
+	if f.stateDir != "" {
+		abs, err := filepath.Abs(f.stateDir)
+		if err != nil {
+			return nil, fmt.Errorf("--state-dir: %w", err)
+		}
+		cfg.StateDir = abs
+	}
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	home, _ := os.UserHomeDir()
+	if err := cfg.ResolveState(os.Getenv, os.Geteuid(), home); err != nil {
 		return nil, err
 	}
 	return cfg, nil
@@ -103,15 +136,24 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		return nil, err
 	}
 	log := newLogger(f.logLevel, f.logJSON)
+	log.Info("state directory", "dir", cfg.StateDir, "read_only", f.readOnly)
+	warnStrayState(cfg, log)
 	d := &Daemon{Config: cfg, Log: log, Board: &sidecar.StatusBoard{}}
-	deps, err := wireDeps(cfg, log)
+	deps, err := wireDeps(cfg, log, f.readOnly)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	d.closers = append(d.closers, deps.Close)
-	if err := reconcileAtStart(cfg.AuditLog, deps.ConfAPI, cfg.Timeout, log); err != nil {
+	if err := checkAgainstCluster(cfg, f.config, deps.Client, log); err != nil {
 		deps.Close()
 		return nil, err
+	}
+	if !f.readOnly {
+		// Reconciliation appends what a killed predecessor left: a write.
+		if err := reconcileAtStart(cfg.AuditLog, deps.ConfAPI, cfg.Timeout, log); err != nil {
+			deps.Close()
+			return nil, err
+		}
 	}
 	if err := recoverShields(cfg.AuditLog, deps.ConfAPI, deps.Preemption, cfg.Timeout, log); err != nil {
 		deps.Close()
@@ -120,12 +162,18 @@ func (f *daemonFlags) build() (*Daemon, error) {
 	d.OnLeading = func() error {
 		return recoverShields(cfg.AuditLog, deps.ConfAPI, deps.Preemption, cfg.Timeout, log)
 	}
-	audit, err := sidecar.OpenAuditLog(cfg.AuditLog)
-	if err != nil {
+	if err := seedBaseline(cfg, deps.FirstSeen, deps.ConfAPI, log); err != nil {
 		deps.Close()
 		return nil, err
 	}
-	d.closers = append(d.closers, audit.Close)
+	var audit *sidecar.AuditLog // nil: a read-only command records nothing
+	if !f.readOnly {
+		if audit, err = sidecar.OpenAuditLog(cfg.AuditLog); err != nil {
+			deps.Close()
+			return nil, err
+		}
+		d.closers = append(d.closers, audit.Close)
+	}
 	d.Loop = &sidecar.Loop{
 		Observer: deps.Observer,
 		Learner:  deps.loopLearner(),
@@ -139,10 +187,13 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		// Block maps (hdfs.enabled): read before the learner and decision.
 		BlockMaps: deps.BlockMaps,
 	}
+	if f.readOnly {
+		d.Loop.Mode = sidecar.ModeDryRun // whatever the config says (status shows the configured mode)
+	}
 	if cfg.Safety.AllowNodeLabelChanges {
 		d.Loop.Labels, d.Loop.LabelAPI = deps.Layouter, deps.Client
 	}
-	d.Layouter, d.LabelAPI = deps.Layouter, deps.Client
+	d.Layouter, d.LabelAPI, d.Client = deps.Layouter, deps.Client, deps.Client
 	d.ConfAPI = deps.ConfAPI
 	if cfg.Mode == sidecar.ModePropose {
 		d.Proposals = &sidecar.ProposalBoard{}
@@ -157,6 +208,5 @@ func (f *daemonFlags) build() (*Daemon, error) {
 	d.Periodic = deps.Periodic(cfg)
 	recordHeader(d.Board, deps.Client, cfg.AuditLog, log)
 	d.Loop.OnCycle = chainOnCycle(d.Loop.OnCycle, func(sidecar.CycleReport) { sidecar.MarkPinned(d.Board, cfg.Queues) })
-	_ = time.Second
 	return d, nil
 }

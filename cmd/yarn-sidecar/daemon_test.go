@@ -65,6 +65,10 @@ func TestDaemonEndToEnd(t *testing.T) {
 		t.Fatalf("only %v cycles in 60 s", cycles)
 	}
 
+	// The build is in /metrics, from the daemon's own registry.
+	if v := metricValue(t, base+"/metrics", "yarn_sidecar_build_info{"); v != 1 {
+		t.Errorf("yarn_sidecar_build_info = %v, want 1", v)
+	}
 	// /metrics follows Prometheus' conventions.
 	resp, err := http.Get(base + "/metrics")
 	if err != nil {

@@ -32,6 +32,9 @@ meet the goal at the configured confidence, and a verdict. It changes nothing in
 				return err
 			}
 			defer d.Close()
+			if err := checkQueueFlag(d.Client, queue, d.Config.Timeout); err != nil {
+				return err
+			}
 			rep, err := d.Loop.Once(cmd.Context())
 			if rep.Snapshot.Time.IsZero() {
 				return err
@@ -45,7 +48,7 @@ meet the goal at the configured confidence, and a verdict. It changes nothing in
 			return report.WriteDeadlines(cmd.OutOrStdout(), rep.Snapshot.Time, queues)
 		},
 	}
-	f.add(cmd)
+	f.addReadOnly(cmd)
 	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&queue, "queue", "", "only this queue (full path, e.g. root.prod)")
 	return cmd

@@ -65,6 +65,6 @@ func wireHDFS(cfg *sidecar.Config, d *deps, log hclog.Logger) error {
 	l.Locality = func(snap cluster.Snapshot) map[string]map[string]affinity.Locality {
 		return sidecar.ClassLocality(snap, l.Classifier.Types(snap.Nodes), l.ClassKey.ClassOf, maps.Last())
 	}
-	log.Info("reading HDFS block maps", "namenodes", opts.Addresses, "max_calls_per_cycle", cfg.HDFS.MaxCallsPerCycle)
+	log.Info("reading HDFS block maps", "namenodes", opts.Addresses, "max_calls_per_cycle", cfg.HDFS.MaxCallsPerCycle) // defaulted in the config: the value in force
 	return nil
 }

@@ -126,7 +126,15 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 	}
 
 	check("calibrate (empty history)", isList(0), "calibrate")
-	check("observe", hasKeys("nodes", "queues", "apps"), "observe")
+	check("observe", func(v any) error {
+		if err := hasKeys("nodes", "queues", "apps", "errors")(v); err != nil {
+			return err
+		}
+		if errs, ok := v.(map[string]any)["errors"].([]any); !ok || len(errs) != 0 {
+			return fmt.Errorf("errors = %v, want [] (every read succeeded)", v.(map[string]any)["errors"])
+		}
+		return nil
+	}, "observe")
 	check("plan", hasKeys("plan", "result"), "plan")
 	check("apply (dry-run)", hasKeys("plan", "result"), "apply")
 	check("deadlines", isList(0), "deadlines")
@@ -162,7 +170,7 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run: %v", err)
 		}
-		if err := hasKeys("mode", "metrics", "report")(v); err != nil {
+		if err := hasKeys("mode", "stateDir", "metrics", "report")(v); err != nil {
 			t.Errorf("run: %v", err)
 		}
 	}()
@@ -182,6 +190,8 @@ func TestEveryCommandPrintsOneJSONDocument(t *testing.T) {
 	t.Logf("backfill stderr: %s\nstdout: %.200s", stderr, stdout)
 	if err := isList(1)(v); err != nil {
 		t.Errorf("backfill on the RM's clock found no rates: %v (stderr %s)", err, stderr)
+	} else if err := hasKeys("class", "nodeType", "reference", "ratio", "low", "high", "samples", "known")(v.([]any)[0]); err != nil {
+		t.Errorf("calibrate -o json cell is not camelCase like every other command's JSON: %v\n%s", err, stdout)
 	}
 	wantSince := rm.Now().Add(-7 * 24 * time.Hour).UTC().Format(time.RFC3339)
 	if !strings.Contains(stderr, "backfilled") || !strings.Contains(stderr, "since "+wantSince) {

@@ -83,7 +83,11 @@ func newLabelsSubCmd(verb string) *cobra.Command {
 			return applyErr
 		},
 	}
-	f.add(cmd)
+	if verb == "plan" {
+		f.addReadOnly(cmd)
+	} else {
+		f.add(cmd)
+	}
 	outputFlag(cmd, &output)
 	return cmd
 }

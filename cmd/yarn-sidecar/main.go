@@ -9,6 +9,9 @@ import (
 	"sort"
 
 	"github.com/spf13/cobra"
+
+	"github.com/yarn-sidecar/yarn-sidecar/internal/manpage"
+	"github.com/yarn-sidecar/yarn-sidecar/internal/version"
 )
 
 // subcommands is filled by each subcommand file's init, one file per
@@ -23,13 +26,16 @@ func newRootCmd() *cobra.Command {
 		Short:         "Steer YARN's Capacity Scheduler on heterogeneous clusters",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version.Get().String(),
 	}
+	root.SetVersionTemplate("yarn-sidecar {{.Version}}\n")
 	var cmds []*cobra.Command
 	for _, f := range subcommands {
 		cmds = append(cmds, f())
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
 	root.AddCommand(cmds...)
+	root.AddCommand(manpage.Command("yarn-sidecar"))
 	return root
 }
 

@@ -32,7 +32,8 @@ in the README for other tools.`,
 			if err != nil {
 				return err
 			}
-			yc, err := yarnConfig(cfg, newLogger(f.logLevel, f.logJSON))
+			log := newLogger(f.logLevel, f.logJSON)
+			yc, err := yarnConfig(cfg, log)
 			if err != nil {
 				return err
 			}
@@ -40,8 +41,11 @@ in the README for other tools.`,
 			if err != nil {
 				return err
 			}
-			// Placement per node type as the daemon reads it (issue 19):
-			// listings only for apps on partitions that mix node types.
+			if err := checkAgainstCluster(cfg, f.config, client, log); err != nil {
+				return err
+			}
+			// Placement per node type as the daemon reads it: listings
+			// only for apps on partitions that mix node types.
 			snap, err := client.Observe(cmd.Context(), yarn.ObserveOptions{Jobs: jobs, NodeType: classifierFrom(cfg).TypeOf,
 				ListingBudget: cfg.ListingBudget, JobBudget: cfg.JobBudget} /* stamped with the RM's clock */)
 			if err != nil {
@@ -54,7 +58,7 @@ in the README for other tools.`,
 			return nil
 		},
 	}
-	f.add(cmd)
+	f.addReadOnly(cmd)
 	outputFlag(cmd, &output)
 	cmd.Flags().BoolVar(&jobs, "jobs", false, "also read each running MapReduce job's progress from its AM")
 	return cmd

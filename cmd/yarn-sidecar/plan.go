@@ -62,7 +62,7 @@ on a leveldb store; the output says which), and prints it. It never writes to YA
 			return nil
 		},
 	}
-	f.add(cmd)
+	f.addReadOnly(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json, xml (the proposed capacity-scheduler.xml) or diff (its unified diff against the live one)")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also show which decision step set each value (the JSON output always has setBy)")
 	return cmd

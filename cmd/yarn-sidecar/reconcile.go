@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,6 +26,9 @@ func reconcileAtStart(auditPath string, rm sidecar.ConfReader, timeout time.Dura
 		cancel()
 		if err == nil {
 			return nil
+		}
+		if !errors.Is(err, sidecar.ErrRMRead) {
+			break // the audit log's own problem: a retry cannot mend it
 		}
 		log.Warn("restart reconciliation failed; retrying", "attempt", attempt+1, "error", err)
 	}

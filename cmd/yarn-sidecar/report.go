@@ -77,7 +77,7 @@ its deadline, and the plans with their reasons. A running daemon's /report shows
 			return nil
 		},
 	}
-	f.add(cmd)
+	f.addReadOnly(cmd)
 	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&file, "html", "", "file to write the HTML report to")
 	cmd.Flags().IntVar(&cycles, "cycles", 1, "dry-run cycles to observe before writing (PS over time needs more than one)")

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
+	"github.com/yarn-sidecar/yarn-sidecar/internal/version"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/report"
 )
@@ -69,7 +70,7 @@ func runDaemon(ctx context.Context, f *daemonFlags, output string, out io.Writer
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		collectors.NewBuildInfoCollector())
+		collectors.NewBuildInfoCollector(), version.NewCollector())
 	metrics, err := sidecar.NewMetrics(reg, d.Board)
 	if err != nil {
 		return fmt.Errorf("register metrics: %w", err)
@@ -109,14 +110,15 @@ func runDaemon(ctx context.Context, f *daemonFlags, output string, out io.Writer
 		}
 	}()
 	if output == "json" {
-		if err := json.NewEncoder(out).Encode(map[string]string{"mode": string(d.Config.Mode),
+		if err := json.NewEncoder(out).Encode(map[string]string{"mode": string(d.Config.Mode), "stateDir": d.Config.StateDir,
 			"metrics": "http://" + ln.Addr().String() + "/metrics", "report": "http://" + ln.Addr().String() + "/report"}); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(out, "yarn-sidecar: mode %s, metrics at http://%s/metrics, report at http://%s/report\n", d.Config.Mode, ln.Addr(), ln.Addr())
+		fmt.Fprintf(out, "yarn-sidecar: mode %s, state in %s, metrics at http://%s/metrics, report at http://%s/report\n", d.Config.Mode, d.Config.StateDir, ln.Addr(), ln.Addr())
 	}
-	log.Info("daemon started", "mode", d.Config.Mode, "interval", d.Config.Interval, "listen", ln.Addr().String())
+	log.Info("daemon started", "mode", d.Config.Mode, "interval", d.Config.Interval, "listen", ln.Addr().String(), "state_dir", d.Config.StateDir,
+		"store", d.Config.Store, "audit_log", d.Config.AuditLog)
 
 	if d.Config.HA != nil {
 		err = runHA(ctx, d, reg)

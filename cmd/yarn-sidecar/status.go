@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -56,7 +54,7 @@ from the audit log's first "before" of each property, else from what the RM has 
 			return report.WriteStatus(cmd.OutOrStdout(), st)
 		},
 	}
-	f.add(cmd)
+	f.addReadOnly(cmd)
 	outputFlag(cmd, &output)
 	cmd.Flags().StringVar(&from, "from", "", "a running daemon's listen address (e.g. http://127.0.0.1:9464): show its last cycle instead of observing")
 	return cmd
@@ -123,18 +121,9 @@ func recordHeader(b *sidecar.StatusBoard, client *yarn.Client, auditPath string,
 	} else {
 		sidecar.RecordRM(b, v)
 	}
-	f, err := os.Open(auditPath)
-	if errors.Is(err, os.ErrNotExist) {
-		return
-	}
+	entries, err := sidecar.ReadAuditFile(auditPath, log)
 	if err != nil {
 		log.Warn("admin guarantees from the audit log unavailable", "error", err)
-		return
-	}
-	defer f.Close()
-	entries, err := sidecar.ReadAudit(f)
-	if err != nil {
-		log.Warn("audit log partly unreadable; admin guarantees from the entries before the bad line", "error", err)
 	}
 	sidecar.SeedAdmin(b, entries)
 }

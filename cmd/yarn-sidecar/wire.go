@@ -38,7 +38,10 @@ type deps struct {
 	// Preemption is the decider's preemption guard (its shields are
 	// re-learnt from the audit log at start).
 	Preemption *sidecar.PreemptionGuard
-	hdfs       io.Closer
+	// FirstSeen is the admin's baseline, shared by the decider and the
+	// label step.
+	FirstSeen *sidecar.FirstSeen
+	hdfs      io.Closer
 }
 
 func (d *deps) Close() error {
@@ -110,7 +113,9 @@ func classifierFrom(cfg *sidecar.Config) calibrate.Classifier {
 }
 
 // wireDeps connects the client, opens the history and builds the decider.
-func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
+// readOnly opens the history read-only, learns into memory only and keeps
+// the baseline in memory: nothing is created or written.
+func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, error) {
 	yc, err := yarnConfig(cfg, log)
 	if err != nil {
 		return nil, err
@@ -119,12 +124,15 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dir := filepath.Dir(cfg.Store); dir != "." {
-		if err := os.MkdirAll(dir, 0o750); err != nil {
-			return nil, fmt.Errorf("create store directory: %w", err)
-		}
+	store, err := openStore(cfg, readOnly)
+	if readOnly && errors.Is(err, calibrate.ErrLocked) {
+		// Beside a running daemon: its history is locked, and a read-only
+		// command must not wait for it. The jobs JobHistory holds are
+		// learned in memory instead (HistoryLearner.ReadOnly).
+		log.Warn("the calibration history is held by the running sidecar: this command learns from JobHistory in memory (status --from ADDRESS shows the daemon's own view)",
+			"store", cfg.Store)
+		store, err = calibrate.Empty(), nil
 	}
-	store, err := calibrate.Open(cfg.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +146,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 		store.Close()
 		return nil, err
 	}
-	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key,
+	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key, ReadOnly: readOnly,
 		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery,
 		Log: log.Named("calibrate")}
 	if err := learner.Refresh(); err != nil {
@@ -155,10 +163,10 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 	busy := &sidecar.BusyQueueFloor{}
 	// The admin's capacities as first seen, next to the history; shared by
 	// the decider (bands) and the label step (partitions it creates).
-	firstSeen := &sidecar.FirstSeen{Path: cfg.Store + ".first-seen.json"}
+	firstSeen := &sidecar.FirstSeen{Path: cfg.FirstSeenPath(), ReadOnly: readOnly}
 	// The preemption step bounds the work a plan makes the RM's preemption kill.
 	guard := &sidecar.PreemptionGuard{Config: cfg.Preemption, YarnSite: yarnSite, ClassKey: key, Models: learner.Models, Sizer: sizer}
-	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store, Preemption: guard,
+	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store, Preemption: guard, FirstSeen: firstSeen,
 		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Sizer: sizer, Config: cfg.Labels, FirstSeen: firstSeen},
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Sizer: sizer,
 			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
@@ -181,7 +189,28 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger) (*deps, error) {
 		d.Close()
 		return nil, err
 	}
+	if d.Spark != nil {
+		// The deadline report judges running Spark apps by their stages'
+		// remaining work (issue 36 item 5).
+		d.Decider.(*sidecar.PSDecider).Outlooks = d.Spark.Outlooks
+	}
 	return d, nil
+}
+
+// openStore opens the calibration history: read-only for the read-only
+// commands (a missing one reads as empty and is not created), else for
+// writing, creating its directory and the audit log's (0750: they are the
+// admin's) when needed — the state directory, unless both are elsewhere.
+func openStore(cfg *sidecar.Config, readOnly bool) (*calibrate.Store, error) {
+	if readOnly {
+		return calibrate.OpenReadOnly(cfg.Store)
+	}
+	for _, dir := range []string{filepath.Dir(cfg.Store), filepath.Dir(cfg.AuditLog)} {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("create state directory: %w", err)
+		}
+	}
+	return calibrate.Open(cfg.Store)
 }
 
 // hadoopYarnSite is HADOOP_CONF_DIR's yarn-site.xml, for whether the RM

@@ -2,9 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
+
+	"github.com/spf13/cobra"
 
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
@@ -17,16 +18,43 @@ import (
 // configuration a sweep on other seeds finds, and with the sidecar
 // steering; it prints the per-class table (mean and median completion,
 // deadlines met). The benchmark's steering rows run the same code.
-func runCompare(args []string, w io.Writer) error {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(w)
-	scenario := fs.String("scenario", "", "shipped scenario name ("+fmt.Sprint(sim.Names())+", fb-2009) or a YAML file")
-	seeds := fs.Int("seeds", 3, "seeds to run (1..N); the sweep uses other seeds")
-	output := fs.String("o", "table", "output format: table or json")
-	secondDay := fs.Bool("second-day", false, "also run the sidecar's second day (history from a steered day)")
-	if err := fs.Parse(args); err != nil {
-		return err
+func newCompareCmd() *cobra.Command {
+	var f compareFlags
+	cmd := &cobra.Command{
+		Use:   "compare",
+		Short: "Run a scenario stock, under the best static configuration a sweep finds, and with the sidecar; print the per-class table",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return compare(f, cmd.OutOrStdout())
+		},
 	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.scenario, "scenario", "", "shipped scenario name ("+fmt.Sprint(sim.Names())+", fb-2009) or a YAML file")
+	fs.IntVar(&f.seeds, "seeds", 3, "seeds to run (1..N); the sweep uses other seeds")
+	fs.StringVarP(&f.output, "output", "o", "table", "output format: table or json")
+	fs.BoolVar(&f.secondDay, "second-day", false, "also run the sidecar's second day (history from a steered day)")
+	fs.BoolVar(&f.labels, "allow-node-label-changes", false, "let the sidecar lay out node labels (safety.allow_node_label_changes; off by default)")
+	return cmd
+}
+
+type compareFlags struct {
+	scenario, output string
+	seeds            int
+	secondDay        bool
+	labels           bool
+}
+
+// runCompare runs `yarnsim compare ARGS` as the command line would.
+func runCompare(args []string, w io.Writer) error {
+	root := newRootCmd()
+	root.SetArgs(append([]string{"compare"}, args...))
+	root.SetOut(w)
+	root.SetErr(w)
+	return root.Execute()
+}
+
+func compare(f compareFlags, w io.Writer) error {
+	scenario, seeds, output, secondDay := &f.scenario, &f.seeds, &f.output, &f.secondDay
 	if *scenario == "" {
 		return fmt.Errorf("compare: --scenario is required (a shipped name or a YAML file)")
 	}
@@ -36,7 +64,7 @@ func runCompare(args []string, w io.Writer) error {
 	if *output != "table" && *output != "json" {
 		return fmt.Errorf("compare: -o must be table or json, got %q", *output)
 	}
-	o := experiment.CompareOptions{SecondDay: *secondDay}
+	o := experiment.CompareOptions{SecondDay: *secondDay, Labels: f.labels}
 	for i := 1; i <= *seeds; i++ {
 		o.Seeds = append(o.Seeds, int64(i))
 	}

@@ -101,3 +101,104 @@ func TestCompareRejectsBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// An admin's nested tree in weight mode, two parents (issue 35: compare
+// crashed with "Illegal capacity sum of 0.67 for children of queue dev for
+// label=gpu": the sweep wrote flat leaf percentages).
+const nestedWeightScenario = `name: nested-hand
+description: hand-written nested weight tree
+seed: 3
+labels:
+  - {name: gpu, exclusive: false}
+node_types:
+  - {name: cpu, count: 2, memory_mb: 16384, vcores: 8}
+  - {name: gpu, count: 1, memory_mb: 16384, vcores: 8, gpus: 2, label: gpu, datanode: false}
+classes:
+  - {name: render, map_seconds: 60, shuffle_seconds: 5, reduce_seconds: 10, speed: {gpu: 3.0}}
+  - {name: scan, map_seconds: 20, shuffle_seconds: 5, reduce_seconds: 10}
+conf:
+  yarn.scheduler.capacity.maximum-am-resource-percent: "0.5"
+  yarn.scheduler.capacity.root.queues: "prod,dev"
+  yarn.scheduler.capacity.root.accessible-node-labels: "*"
+  yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity: "100"
+  yarn.scheduler.capacity.root.prod.queues: "etl,reports"
+  yarn.scheduler.capacity.root.prod.capacity: "3w"
+  yarn.scheduler.capacity.root.prod.accessible-node-labels: gpu
+  yarn.scheduler.capacity.root.prod.accessible-node-labels.gpu.capacity: "1w"
+  yarn.scheduler.capacity.root.prod.etl.capacity: "2w"
+  yarn.scheduler.capacity.root.prod.etl.accessible-node-labels: gpu
+  yarn.scheduler.capacity.root.prod.etl.accessible-node-labels.gpu.capacity: "1w"
+  yarn.scheduler.capacity.root.prod.reports.capacity: "1w"
+  yarn.scheduler.capacity.root.prod.reports.accessible-node-labels: gpu
+  yarn.scheduler.capacity.root.prod.reports.accessible-node-labels.gpu.capacity: "1w"
+  yarn.scheduler.capacity.root.dev.queues: "adhoc,ml,test"
+  yarn.scheduler.capacity.root.dev.capacity: "2w"
+  yarn.scheduler.capacity.root.dev.accessible-node-labels: gpu
+  yarn.scheduler.capacity.root.dev.accessible-node-labels.gpu.capacity: "1w"
+  yarn.scheduler.capacity.root.dev.adhoc.capacity: "1w"
+  yarn.scheduler.capacity.root.dev.adhoc.accessible-node-labels: gpu
+  yarn.scheduler.capacity.root.dev.adhoc.accessible-node-labels.gpu.capacity: "1w"
+  yarn.scheduler.capacity.root.dev.ml.capacity: "1w"
+  yarn.scheduler.capacity.root.dev.ml.accessible-node-labels: gpu
+  yarn.scheduler.capacity.root.dev.ml.accessible-node-labels.gpu.capacity: "1w"
+  yarn.scheduler.capacity.root.dev.test.capacity: "1w"
+  yarn.scheduler.capacity.root.dev.test.accessible-node-labels: gpu
+  yarn.scheduler.capacity.root.dev.test.accessible-node-labels.gpu.capacity: "1w"
+jobs:
+  - {at: 10s, name: r1, class: render, queue: adhoc, maps: 8, reduces: 1, tags: [jobclass=render]}
+  - {at: 20s, name: s1, class: scan, queue: etl, maps: 8, reduces: 1, tags: [jobclass=scan]}
+  - {at: 30s, name: s2, class: scan, queue: ml, maps: 4, reduces: 1, tags: [jobclass=scan]}
+`
+
+func TestCompareNestedWeightTree(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nested-hand.yaml")
+	if err := os.WriteFile(path, []byte(nestedWeightScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var tab bytes.Buffer
+	if err := runCompare([]string{"--scenario", path, "--seeds", "1"}, &tab); err != nil {
+		t.Fatalf("compare on a nested weight tree: %v", err)
+	}
+	out := tab.String()
+	for _, s := range []string{"best static configuration", "\nrender ", "\nscan ", "\nall ",
+		"sidecar switches in these runs:", "safety.allow_node_label_changes: off (default)", "node_types: on"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("table lacks %q:\n%s", s, out)
+		}
+	}
+	t.Log(out)
+}
+
+// On an unlabelled cluster the table says that label changes were off and
+// that with them on the figures may differ; -o json carries the switches.
+func TestCompareSwitchesUnlabelled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "flat.yaml")
+	flat := strings.NewReplacer("labels:\n  - {name: gpu, exclusive: false}\n", "", ", label: gpu", "",
+		"  yarn.scheduler.capacity.root.accessible-node-labels: \"*\"\n", "").Replace(handScenario)
+	var kept []string
+	for _, l := range strings.Split(flat, "\n") {
+		if !strings.Contains(l, "accessible-node-labels") {
+			kept = append(kept, l)
+		}
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	if err := runCompare([]string{"--scenario", path, "--seeds", "1", "-o", "json"}, &js); err != nil {
+		t.Fatalf("compare: %v", err)
+	}
+	var got experiment.ComparisonTable
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	var labels *experiment.Switch
+	for i, s := range got.Switches {
+		if s.Name == "safety.allow_node_label_changes" {
+			labels = &got.Switches[i]
+		}
+	}
+	if labels == nil || labels.On || !strings.Contains(labels.Note, "no node labels") {
+		t.Errorf("switches %+v: want allow_node_label_changes off with a note on the unlabelled cluster", got.Switches)
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
@@ -24,23 +25,32 @@ import (
 // rates from a previous day's run), then prints the before/after table,
 // the deadline report seen mid-run, the plans' reasons and where the HTML
 // report is. Everything runs in virtual time on loopback.
-func runDemo(args []string) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	out := fs.String("out", "demo-out", "directory for the HTML reports, audit logs and calibration history")
-	seed := fs.Int64("seed", 1, "seed of today's run (yesterday's is seed+100)")
-	scenarios := fs.String("scenarios", "lee-gpu,hetero-100", "comma-separated scenarios")
-	if err := fs.Parse(args); err != nil {
-		return err
+func newDemoCmd() *cobra.Command {
+	var out, scenarios string
+	var seed int64
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run each scenario stock and with the sidecar steering, and print the before/after table (make demo)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDemo(cmd.OutOrStdout(), out, seed, scenarios)
+		},
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", *out, err)
+	cmd.Flags().StringVar(&out, "out", "demo-out", "directory for the HTML reports, audit logs and calibration history")
+	cmd.Flags().Int64Var(&seed, "seed", 1, "seed of today's run (yesterday's is seed+100)")
+	cmd.Flags().StringVar(&scenarios, "scenarios", "lee-gpu,hetero-100", "comma-separated scenarios")
+	return cmd
+}
+
+func runDemo(w io.Writer, out string, seed int64, scenarios string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", out, err)
 	}
-	w := os.Stdout
 	fmt.Fprintln(w, "yarn-sidecar demo — a Go mini cluster (a stand-in for YARN: it speaks the RM, AM and JobHistory REST")
 	fmt.Fprintln(w, "formats and the scheduler-conf API) runs each scenario in virtual time, first with its stock")
 	fmt.Fprintln(w, "capacities, then with the sidecar steering it through the REST API.")
-	for _, name := range strings.Split(*scenarios, ",") {
-		if err := demoScenario(w, strings.TrimSpace(name), *seed, *out); err != nil {
+	for _, name := range strings.Split(scenarios, ",") {
+		if err := demoScenario(w, strings.TrimSpace(name), seed, out); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}

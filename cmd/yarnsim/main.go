@@ -7,7 +7,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -19,69 +18,114 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/yarn-sidecar/yarn-sidecar/internal/manpage"
+	"github.com/yarn-sidecar/yarn-sidecar/internal/version"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/namenode"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/rmweb"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
 
 func main() {
-	if err := run(); err != nil {
+	if err := newRootCmd().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "yarnsim:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	if len(os.Args) > 1 && os.Args[1] == "demo" {
-		return runDemo(os.Args[2:])
+// newRootCmd is yarnsim's command line, with yarn-sidecar's conventions
+// (cobra): `--help` and `help` print the usage and exit 0 without starting
+// anything, subcommands are listed, flags are --long. Without a
+// subcommand yarnsim serves a scenario (serve is its explicit name).
+func newRootCmd() *cobra.Command {
+	var f serveFlags
+	root := &cobra.Command{
+		Use:   "yarnsim",
+		Short: "Serve a mini YARN cluster in virtual time, run the demo, or compare the sidecar with static configurations",
+		Long: `yarnsim serves a mini-cluster scenario: a Go stand-in for a YARN cluster that speaks the RM,
+MR AM and JobHistory REST formats and the scheduler-conf API, with an HDFS NameNode over the
+scenario's blocks, in virtual time running --speed times wall time, on loopback by default.
+It is not Hadoop: what it does not model is listed in testenv/sim/doc.go.`,
+		Example: `  yarnsim --scenario hetero-100            # serve, print the RM URL
+  yarnsim demo                               # what make demo runs
+  yarnsim compare --scenario my-cluster.yaml # stock vs best static vs sidecar`,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version.Get().String(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return serve(ctx, f, cmd.OutOrStdout())
+		},
 	}
-	if len(os.Args) > 1 && os.Args[1] == "compare" {
-		return runCompare(os.Args[2:], os.Stdout)
+	root.SetVersionTemplate("yarnsim {{.Version}}\n")
+	f.add(root)
+	var sf serveFlags
+	serveCmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve a scenario's mini cluster (what yarnsim does without a subcommand)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			return serve(ctx, sf, cmd.OutOrStdout())
+		},
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	return serve(ctx, os.Args[1:], os.Stdout)
+	sf.add(serveCmd)
+	root.AddCommand(serveCmd, newDemoCmd(), newCompareCmd(), manpage.Command("yarnsim"))
+	root.SetContext(context.Background())
+	return root
+}
+
+// serveFlags are serve's options.
+type serveFlags struct {
+	scenario, listen, hadoopVersion, confStore, confDir string
+	speed                                               float64
+	seed                                                int64
+	untilDone, ha                                       bool
+}
+
+func (f *serveFlags) add(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.scenario, "scenario", "lee-gpu", "shipped scenario name ("+fmt.Sprint(sim.Names())+", fb-2009) or a YAML file")
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:0", "address to serve the RM on (loopback by default; ignored with --ha)")
+	fs.Float64Var(&f.speed, "speed", 60, "virtual seconds per wall second")
+	fs.Int64Var(&f.seed, "seed", 1, "random seed")
+	fs.BoolVar(&f.untilDone, "until-done", false, "exit when every scenario job has finished, printing their times")
+	fs.StringVar(&f.hadoopVersion, "hadoop-version", "", "serve this Hadoop release's dialect ("+rmweb.Hadoop336+" or "+rmweb.Hadoop341+"); default: the scenario's hadoop_version")
+	fs.StringVar(&f.confStore, "conf-store", "", "yarn.scheduler.configuration.store.class (file, memory, fs, zk, leveldb); default: the scenario's conf_store")
+	fs.BoolVar(&f.ha, "ha", false, "serve an RM HA pair (rm1 active, rm2 standby) on two loopback ports")
+	fs.StringVar(&f.confDir, "conf-dir", "", "file store: keep capacity-scheduler.xml in this directory and serve the RM admin protocol (refreshQueues) on a loopback port; default: a temporary directory")
 }
 
 // serve runs the mini cluster until ctx ends (or, with --until-done, until
 // every job has finished), printing where its RM and NameNode listen.
-func serve(ctx context.Context, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("yarnsim", flag.ContinueOnError)
-	scenario := fs.String("scenario", "lee-gpu", "shipped scenario name ("+fmt.Sprint(sim.Names())+", fb-2009) or a YAML file")
-	listen := fs.String("listen", "127.0.0.1:0", "address to serve the RM on (loopback by default; ignored with --ha)")
-	speed := fs.Float64("speed", 60, "virtual seconds per wall second")
-	seed := fs.Int64("seed", 1, "random seed")
-	untilDone := fs.Bool("until-done", false, "exit when every scenario job has finished, printing their times")
-	hadoopVersion := fs.String("hadoop-version", "", "serve this Hadoop release's dialect ("+rmweb.Hadoop336+" or "+rmweb.Hadoop341+"); default: the scenario's hadoop_version")
-	confStore := fs.String("conf-store", "", "yarn.scheduler.configuration.store.class (file, memory, fs, zk, leveldb); default: the scenario's conf_store")
-	ha := fs.Bool("ha", false, "serve an RM HA pair (rm1 active, rm2 standby) on two loopback ports")
-	confDir := fs.String("conf-dir", "", "file store: keep capacity-scheduler.xml in this directory and serve the RM admin protocol (refreshQueues) on a loopback port; default: a temporary directory")
-	if err := fs.Parse(args); err != nil {
-		return err
+func serve(ctx context.Context, f serveFlags, out io.Writer) error {
+	if f.speed <= 0 {
+		return fmt.Errorf("--speed must be positive, got %v", f.speed)
 	}
-	if *speed <= 0 {
-		return fmt.Errorf("--speed must be positive, got %v", *speed)
-	}
-	sc, err := sim.LoadScenario(*scenario)
+	sc, err := sim.LoadScenario(f.scenario)
 	if err != nil {
 		return err
 	}
-	if *hadoopVersion != "" {
-		if _, err := rmweb.ParseHadoopVersion(*hadoopVersion); err != nil {
+	if f.hadoopVersion != "" {
+		if _, err := rmweb.ParseHadoopVersion(f.hadoopVersion); err != nil {
 			return fmt.Errorf("--hadoop-version: %w", err)
 		}
-		sc.HadoopVersion = *hadoopVersion
+		sc.HadoopVersion = f.hadoopVersion
 	}
-	switch *confStore {
+	switch f.confStore {
 	case "":
 	case "file":
 		sc.ConfStore, sc.FileStore = "file", true
 	case "memory", "fs", "zk", "leveldb":
-		sc.ConfStore, sc.FileStore = *confStore, false
+		sc.ConfStore, sc.FileStore = f.confStore, false
 	default:
-		return fmt.Errorf("--conf-store %q: want file, memory, fs, zk or leveldb", *confStore)
+		return fmt.Errorf("--conf-store %q: want file, memory, fs, zk or leveldb", f.confStore)
 	}
-	c, err := sim.NewCluster(sc, *seed)
+	c, err := sim.NewCluster(sc, f.seed)
 	if err != nil {
 		return err
 	}
@@ -93,7 +137,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 
 	var rmURLs []string
 	var srv *http.Server
-	if *ha {
+	if f.ha {
 		pair, err := rmweb.StartHAPair(c, c.RMOptions())
 		if err != nil {
 			return err
@@ -101,9 +145,9 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 		defer pair.Close()
 		rmURLs = pair.URLs()
 	} else {
-		ln, err := net.Listen("tcp", *listen)
+		ln, err := net.Listen("tcp", f.listen)
 		if err != nil {
-			return fmt.Errorf("listen %s: %w", *listen, err)
+			return fmt.Errorf("listen %s: %w", f.listen, err)
 		}
 		srv = &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(ln)
@@ -111,7 +155,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 		rmURLs = []string{"http://" + ln.Addr().String()}
 	}
 	if sc.FileStore {
-		dir := *confDir
+		dir := f.confDir
 		if dir == "" {
 			if dir, err = os.MkdirTemp("", "yarnsim-conf-"); err != nil {
 				return err
@@ -130,7 +174,7 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 		fmt.Fprintf(out, "yarnsim: file store: %s, RM admin (refreshQueues) at %s\n", path, admin.Addr())
 	}
 	version, _ := rmweb.ParseHadoopVersion(sc.HadoopVersion)
-	fmt.Fprintf(out, "yarnsim: ResourceManager at %s (scenario %s, Hadoop %s dialect, speed %g×)\n", strings.Join(rmURLs, ","), sc.Name, version, *speed)
+	fmt.Fprintf(out, "yarnsim: ResourceManager at %s (scenario %s, Hadoop %s dialect, speed %g×)\n", strings.Join(rmURLs, ","), sc.Name, version, f.speed)
 	fmt.Fprintf(out, "yarnsim: NameNode at hdfs://%s\n", nn.Addr())
 
 	// The only use of wall time: step virtual time in small increments.
@@ -142,8 +186,8 @@ func serve(ctx context.Context, args []string, out io.Writer) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			c.Step(time.Duration(float64(tick) * *speed))
-			if *untilDone && c.Done() {
+			c.Step(time.Duration(float64(tick) * f.speed))
+			if f.untilDone && c.Done() {
 				printResults(out, c)
 				return nil
 			}

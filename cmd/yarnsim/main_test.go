@@ -19,7 +19,10 @@ func startYarnsim(t *testing.T, args ...string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &testutil.SyncBuffer{}
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, args, out) }()
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(out)
+	go func() { done <- root.ExecuteContext(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -49,7 +52,7 @@ var (
 // blocks that the sidecar's HDFS client can read.
 func TestServeRMAndHDFS(t *testing.T) {
 	// Fast enough that the jobs (30 virtual seconds in) write their input.
-	out := startYarnsim(t, "-scenario", "lee-gpu", "-speed", "600", "-hadoop-version", "3.3.6")
+	out := startYarnsim(t, "--scenario", "lee-gpu", "--speed", "600", "--hadoop-version", "3.3.6")
 	rm, nn := rmLine.FindStringSubmatch(out), nnLine.FindStringSubmatch(out)
 	if rm == nil || nn == nil {
 		t.Fatalf("output lacks the RM URL or the hdfs:// address: %q", out)
@@ -87,7 +90,7 @@ func TestServeRMAndHDFS(t *testing.T) {
 
 // --ha serves two RMs, the second a standby redirecting to the first.
 func TestServeHA(t *testing.T) {
-	out := startYarnsim(t, "-scenario", "lee-gpu", "-speed", "1", "-ha")
+	out := startYarnsim(t, "--scenario", "lee-gpu", "--speed", "1", "--ha")
 	rm := rmLine.FindStringSubmatch(out)
 	if rm == nil {
 		t.Fatalf("no RM line: %q", out)

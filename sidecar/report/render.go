@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 )
 
 //go:embed assets/chart.umd.min.js
@@ -51,6 +52,8 @@ var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"onoff": onOff,
 	"adm":   admin,
 	"ps":    psText,
+	"stage": stageText,
+	"execs": executorsText,
 	"mul":   func(a, b int) int { return a * b },
 	"used":  usedText,
 	"pct1":  func(x float64) string { return trimPct(x) + "%" },
@@ -92,15 +95,23 @@ type Outcomes struct {
 	Baseline     string
 	BaselineJobs []JobOutcome
 	Steered      []JobOutcome
+	// CycleTimed counts steered jobs whose finish YARN did not report to
+	// the sidecar: they are timed to the last cycle that saw them running.
+	CycleTimed int
 }
 
 // seenOutcomes are the jobs the sidecar itself saw finish, without a
-// baseline: what a daemon's /report can show of "what it bought".
+// baseline: what a daemon's /report can show of "what it bought", timed
+// by YARN's startedTime and finishedTime where the sidecar read them.
 func seenOutcomes(fin []sidecar.SeenJob) *Outcomes {
 	o := &Outcomes{}
 	for _, j := range fin {
+		start, finish := j.Span()
+		if j.Finished.IsZero() {
+			o.CycleTimed++
+		}
 		o.Steered = append(o.Steered, JobOutcome{AppID: j.AppID, Name: j.Name, Class: j.Class, Queue: j.Queue,
-			Submit: j.FirstSeen, Finish: j.LastSeen, Deadline: j.Deadline})
+			Submit: start, Finish: finish, Deadline: j.Deadline})
 	}
 	return o
 }
@@ -119,6 +130,7 @@ type view struct {
 	Status   sidecar.Status
 	Header   Header
 	Rows     []QueueRow
+	Spark    []sparkobs.AppView
 	Types    []string
 	Heat     []heatRow
 	Queues   map[string][]sidecar.JobStatus
@@ -240,7 +252,7 @@ func Render(w io.Writer, st sidecar.Status, opts Options) error {
 		opts.Outcomes = seenOutcomes(st.Finished)
 	}
 	v := view{Options: opts, Status: st, Header: HeaderOf(st), ChartJS: template.JS(chartJS), Queues: map[string][]sidecar.JobStatus{},
-		Window: fmtMinutes(SmoothWindow.Minutes()), Rows: StatusOf(st).Queues}
+		Window: fmtMinutes(SmoothWindow.Minutes()), Rows: StatusOf(st).Queues, Spark: sparkApps(st)}
 
 	types := map[string]bool{}
 	byClass := map[string]map[string]sidecar.RateStatus{}

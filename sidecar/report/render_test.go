@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
 // sampleStatus is a small status with every section filled, for tests:
@@ -236,5 +237,62 @@ func TestRenderSeenJobsWithoutBaseline(t *testing.T) {
 	}
 	if strings.Contains(html, "the baseline met") {
 		t.Error("report compares with a baseline it does not have")
+	}
+}
+
+// The daemon's /report times the jobs it saw finish by YARN's start and
+// finish (issue 35: by the cycles that saw them, every class showed 0m).
+func TestRenderSeenJobsTimedByYARN(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := &sidecar.StatusBoard{}
+	cycle := func(n int) sidecar.CycleReport {
+		return sidecar.CycleReport{Cycle: int64(n), Snapshot: cluster.Snapshot{Time: t0.Add(time.Duration(n) * 30 * time.Second), RM: "rm"}}
+	}
+	rep := cycle(1)
+	rep.Snapshot.Apps = []cluster.App{{ID: "a1", StartedTime: t0.Add(-11 * time.Minute)}}
+	rep.Decision.Jobs = []sidecar.JobStatus{{AppID: "a1", Queue: "root.a", Class: "sort"}}
+	sidecar.RecordCycle(b, rep)
+	rep = cycle(2)
+	rep.Finished = []sidecar.FinishedJob{{AppID: "a1", Started: t0.Add(-11 * time.Minute), Finished: t0.Add(time.Minute)}}
+	sidecar.RecordCycle(b, rep)
+
+	var buf bytes.Buffer
+	if err := Render(&buf, b.Get(), Options{Generated: t0}); err != nil {
+		t.Fatal(err)
+	}
+	html := buf.String()
+	i := strings.Index(html, `<table id="classes">`)
+	if i < 0 {
+		t.Fatal("no classes table")
+	}
+	table := html[i : i+strings.Index(html[i:], "</table>")]
+	if !strings.Contains(table, "<td>12m</td>") || strings.Contains(table, "<td>0m</td>") {
+		t.Errorf("sort's job ran 12m by YARN's times; table:\n%s", table)
+	}
+	if !strings.Contains(html, "timed by YARN's start and finish times") || strings.Contains(html, `id="cycle-timed"`) {
+		t.Error("report does not say how the jobs were timed")
+	}
+}
+
+// A report of dry-run cycles shows no mutations, and says the dry runs
+// proposed changes without writing them.
+func TestRenderDryRunsNoMutations(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := &sidecar.StatusBoard{}
+	for n := 1; n <= 3; n++ {
+		sidecar.RecordCycle(b, sidecar.CycleReport{Cycle: int64(n), Snapshot: cluster.Snapshot{Time: t0.Add(time.Duration(n) * 30 * time.Second), RM: "rm"},
+			Plan:    &sidecar.Plan{Changes: []sidecar.Change{{Queue: "root.a", Property: "capacity", From: "50", To: "60"}}},
+			Outcome: sidecar.Outcome{Result: sidecar.ResultDryRun}})
+	}
+	var buf bytes.Buffer
+	if err := Render(&buf, b.Get(), Options{Generated: t0}); err != nil {
+		t.Fatal(err)
+	}
+	html := buf.String()
+	if strings.Contains(html, `id="mutations"`) || !strings.Contains(html, `id="no-mutations"`) {
+		t.Error("dry-run cycles drawn as mutations per hour")
+	}
+	if !strings.Contains(html, "3 dry-run plan(s) proposed changes and wrote nothing") {
+		t.Error("report does not count the dry-run plans apart")
 	}
 }

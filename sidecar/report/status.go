@@ -14,6 +14,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 )
 
 // Header is the state now, as the page's header and `yarn-sidecar status`
@@ -136,11 +137,14 @@ type PartitionRow struct {
 type StatusDoc struct {
 	Header Header     `json:"header"`
 	Queues []QueueRow `json:"queues"`
+	// SparkApps are the running Spark apps the last cycle read: class,
+	// stage in progress, tasks, executors per type ([] when none).
+	SparkApps []sparkobs.AppView `json:"sparkApps"`
 }
 
 // StatusOf builds the status document; collections are empty, never nil.
 func StatusOf(st sidecar.Status) StatusDoc {
-	doc := StatusDoc{Header: HeaderOf(st), Queues: []QueueRow{}}
+	doc := StatusDoc{Header: HeaderOf(st), Queues: []QueueRow{}, SparkApps: sparkApps(st)}
 	type qp struct{ q, p string }
 	lo, hi := map[qp]float64{}, map[qp]float64{}
 	for _, h := range st.History {
@@ -281,7 +285,10 @@ func WriteStatus(w io.Writer, st sidecar.Status) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, p.Partition, guar, usedText(p.AbsUsed), jobs, ps, risk)
 		}
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeSpark(w, doc.SparkApps)
 }
 
 // psText prints a progress share; below 0.01 it says so rather than

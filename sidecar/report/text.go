@@ -30,6 +30,9 @@ func WriteDeadlines(w io.Writer, now time.Time, queues []deadline.QueueReport) e
 			}
 			if j.Deadline != nil && j.Needed > 0 {
 				need = fmt.Sprint(j.Needed)
+				if j.NeededIsHeld {
+					need += " (held)" // an outlook at the executors held, not a search over more
+				}
 			}
 			verdict := j.Verdict
 			if j.Err != "" {

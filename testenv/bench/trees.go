@@ -12,7 +12,6 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
-	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
 // The trees benchmark (issue 15): a nested tree in weight mode — sidecar vs
@@ -214,7 +213,8 @@ func nestedSweepRows(seeds []int64) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	family, err := nestedFamily(sc)
+	// The sweep `yarnsim compare` runs, in the tree's own mode.
+	family, err := experiment.StaticFamily(sc)
 	if err != nil {
 		return nil, err
 	}
@@ -243,124 +243,4 @@ func unbounded(cfg *sidecar.Config) {
 
 func isTraceMissing(err error) bool {
 	return err != nil && strings.Contains(err.Error(), sim.ErrTraceMissing.Error())
-}
-
-// nestedFamily is what a skilled admin would try by hand on a nested tree
-// with a GPU partition, written in the tree's own mode: route one leaf to
-// the GPU partition and give its parent 50, 75 or 100% of it and the leaf
-// all of its parent's; or route one leaf under each parent, the parents
-// halving the partition. Every member passes the Capacity Scheduler's
-// validation.
-func nestedFamily(sc *sim.Scenario) ([]experiment.NamedMutation, error) {
-	base := schedconf.Conf(sc.Conf)
-	tree, err := schedconf.ParseTree(base)
-	if err != nil {
-		return nil, err
-	}
-	var label string
-	for _, l := range sc.Labels {
-		label = l.Name
-	}
-	family := []experiment.NamedMutation{{Name: "stock"}}
-	if label == "" {
-		return family, nil
-	}
-	prop := "accessible-node-labels." + label + ".capacity"
-	// set writes shares (percent of the parent) of a sibling group in its mode.
-	totalMem, totalVC := labelTotal(sc, label)
-	set := func(to schedconf.Conf, parent *schedconf.Queue, shares map[string]float64, parentFrac float64) {
-		var mode schedconf.Mode
-		for _, c := range parent.Children {
-			mode = c.Capacity[label].Mode
-		}
-		for _, c := range parent.Children {
-			v := shares[c.Path]
-			switch mode {
-			case schedconf.ModeWeight:
-				to[schedconf.Key(c.Path, prop)] = strconv.FormatFloat(max(v, 1), 'f', -1, 64) + "w"
-			case schedconf.ModeAbsolute:
-				mem, vc := parentFrac*float64(totalMem), parentFrac*float64(totalVC)
-				to[schedconf.Key(c.Path, prop)] = fmt.Sprintf("[memory=%d,vcores=%d]", int64(v/100*mem), int64(v/100*vc))
-			default:
-				to[schedconf.Key(c.Path, prop)] = strconv.FormatFloat(v, 'f', -1, 64)
-			}
-		}
-	}
-	add := func(name string, parentShare map[string]float64, routed []string) error {
-		to := base.Clone()
-		set(to, tree.Root, parentShare, 1)
-		for _, p := range tree.Root.Children {
-			shares := map[string]float64{}
-			for _, c := range p.Children {
-				shares[c.Path] = 100 / float64(len(p.Children))
-				if parentShare[p.Path] == 0 {
-					shares[c.Path] = 0 // a parent without capacity has children without
-				}
-			}
-			for _, r := range routed {
-				if parentOf(r) == p.Path {
-					for _, c := range p.Children {
-						shares[c.Path] = 0
-					}
-					shares[r] = 100
-				}
-			}
-			set(to, p, shares, parentShare[p.Path]/100)
-		}
-		for _, r := range routed {
-			to[schedconf.Key(r, "default-node-label-expression")] = label
-		}
-		to[schedconf.Prefix+"rack-locality-full-reset"] = "false"
-		if err := schedconf.Validate(to); err != nil {
-			return fmt.Errorf("static %s: %w", name, err)
-		}
-		m := schedconf.Diff(base, to)
-		family = append(family, experiment.NamedMutation{Name: name, Mutation: &m})
-		return nil
-	}
-	parents := tree.Root.Children
-	for _, leaf := range tree.Leaves() {
-		for _, g := range []float64{50, 75, 100} {
-			shares := map[string]float64{}
-			for _, p := range parents {
-				shares[p.Path] = (100 - g) / float64(len(parents)-1)
-			}
-			shares[parentOf(leaf.Path)] = g
-			if err := add(fmt.Sprintf("%s→%s %.0f%%", experiment.ShortQueue(leaf.Path), label, g), shares, []string{leaf.Path}); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if len(parents) == 2 {
-		for _, a := range parents[0].Children {
-			for _, b := range parents[1].Children {
-				shares := map[string]float64{parents[0].Path: 50, parents[1].Path: 50}
-				if err := add(fmt.Sprintf("%s+%s→%s 50/50", experiment.ShortQueue(a.Path), experiment.ShortQueue(b.Path), label), shares, []string{a.Path, b.Path}); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	return family, nil
-}
-
-// labelTotal is the labelled partition's resources.
-func labelTotal(sc *sim.Scenario, label string) (int64, int64) {
-	var mem, vc int64
-	for _, nt := range sc.NodeTypes {
-		if nt.Label == label {
-			mem += int64(nt.Count) * nt.MemoryMB
-			vc += int64(nt.Count) * nt.VCores
-		}
-	}
-	return mem, vc
-}
-
-func parentOf(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if path[i] == '.' {
-			return path[:i]
-		}
-	}
-	return ""
 }

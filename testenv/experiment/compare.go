@@ -1,11 +1,9 @@
 package experiment
 
 import (
-	"fmt"
 	"math"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +34,9 @@ type CompareOptions struct {
 	SecondDay bool
 	// MCSamples is the sidecar's Monte-Carlo samples per job (default 200).
 	MCSamples int
+	// Labels lets the steered runs lay out node labels
+	// (safety.allow_node_label_changes, off by default).
+	Labels bool
 	// Family replaces StaticFamily as the sweep's candidates (the nested
 	// trees' bench sweeps configurations written in the tree's own mode).
 	Family []NamedMutation
@@ -45,7 +46,8 @@ type CompareOptions struct {
 type Comparison struct {
 	Scenario   string
 	Seeds      []int64
-	StaticName string // the sweep's winner ("stock" when nothing beat it)
+	StaticName string   // the sweep's winner ("stock" when nothing beat it)
+	Switches   []Switch // the sidecar's switches in its runs
 	Stock      []Result
 	Static     []Result
 	Sidecar    []Result
@@ -104,7 +106,7 @@ func Compare(scenario string, o CompareOptions) (*Comparison, error) {
 		}
 	}
 	n := len(o.Seeds)
-	out := &Comparison{Scenario: scenario, Seeds: o.Seeds, StaticName: family[best].Name,
+	out := &Comparison{Scenario: scenario, Seeds: o.Seeds, StaticName: family[best].Name, Switches: SidecarSwitches(sc, o),
 		Stock: make([]Result, n), Static: make([]Result, n), Sidecar: make([]Result, n)}
 	if o.SecondDay {
 		out.Sidecar2 = make([]Result, n)
@@ -128,13 +130,13 @@ func Compare(scenario string, o CompareOptions) (*Comparison, error) {
 				return err
 			},
 			func() error {
-				r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, MCSamples: mc})
+				r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, MCSamples: mc, Labels: o.Labels})
 				out.Sidecar[k] = r
 				return err
 			})
 		if o.SecondDay {
 			tasks = append(tasks, func() error {
-				r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, WarmupSteered: true, MCSamples: mc})
+				r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, WarmupSteered: true, MCSamples: mc, Labels: o.Labels})
 				out.Sidecar2[k] = r
 				return err
 			})
@@ -172,86 +174,6 @@ func Parallel(tasks []func() error) error {
 type NamedMutation struct {
 	Name     string
 	Mutation *schedconf.Mutation // nil: stock
-}
-
-// StaticFamily is what a skilled admin would try by hand on a cluster with
-// a GPU partition: stock; one queue targeted to the partition
-// (default-node-label-expression) with 50, 75 or 100% of it and the rest
-// shared by the others; two queues targeted to it, half each. Every member
-// passes the Capacity Scheduler's validation. Without a label, or with one
-// leaf queue, the family is stock alone.
-func StaticFamily(sc *sim.Scenario) ([]NamedMutation, error) {
-	base := schedconf.Conf(sc.Conf)
-	tree, err := schedconf.ParseTree(base)
-	if err != nil {
-		return nil, fmt.Errorf("scenario %s queues: %w", sc.Name, err)
-	}
-	var leaves []string
-	for _, q := range tree.Leaves() {
-		leaves = append(leaves, q.Path)
-	}
-	var label string
-	for _, l := range sc.Labels {
-		label = l.Name
-	}
-	family := []NamedMutation{{Name: "stock"}}
-	if label == "" || len(leaves) < 2 {
-		return family, nil
-	}
-	add := func(name string, gpuCap map[string]int, targeted []string) error {
-		to := base.Clone()
-		for _, q := range leaves {
-			to[schedconf.Key(q, "accessible-node-labels."+label+".capacity")] = strconv.Itoa(gpuCap[q])
-		}
-		for _, q := range targeted {
-			to[schedconf.Key(q, "default-node-label-expression")] = label
-		}
-		// The admin who routes queues to compute-only nodes also stops
-		// delay scheduling from throttling them (as the sidecar does).
-		to[schedconf.Prefix+"rack-locality-full-reset"] = "false"
-		if err := schedconf.Validate(to); err != nil {
-			return fmt.Errorf("static %s: %w", name, err)
-		}
-		m := schedconf.Diff(base, to)
-		family = append(family, NamedMutation{Name: name, Mutation: &m})
-		return nil
-	}
-	for _, q := range leaves {
-		for _, g := range []int{50, 75, 100} {
-			caps := spread(leaves, 100-g, q)
-			caps[q] = g
-			if err := add(fmt.Sprintf("%s→%s %d%%", ShortQueue(q), label, g), caps, []string{q}); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for i, a := range leaves {
-		for _, b := range leaves[i+1:] {
-			caps := map[string]int{a: 50, b: 50}
-			if err := add(fmt.Sprintf("%s+%s→%s 50/50", ShortQueue(a), ShortQueue(b), label), caps, []string{a, b}); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return family, nil
-}
-
-// spread shares total among the leaves other than skip, in whole percents.
-func spread(leaves []string, total int, skip string) map[string]int {
-	out := map[string]int{}
-	n := len(leaves) - 1
-	k := 0
-	for _, q := range leaves {
-		if q == skip {
-			continue
-		}
-		out[q] = total / n
-		if k < total%n {
-			out[q]++
-		}
-		k++
-	}
-	return out
 }
 
 // ShortQueue is a queue path's leaf name.

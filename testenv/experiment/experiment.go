@@ -381,6 +381,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 			}
 		},
 	}
+	if sl, ok := loopLearner.(*sidecar.SparkLearner); ok { // as the daemon wires it
+		loop.Decider.(*sidecar.PSDecider).Outlooks = sl.Outlooks
+	}
 	if o.Labels || cfg.Safety.AllowNodeLabelChanges {
 		loop.Labels = &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
 			Sizer: sizer, Config: cfg.Labels, FirstSeen: firstSeen}

@@ -35,11 +35,12 @@ type ComparisonTable struct {
 	BestStatic string     `json:"best_static"`
 	Applied    float64    `json:"sidecar_plans_applied_per_run"`
 	Classes    []ClassRow `json:"classes"`
+	Switches   []Switch   `json:"sidecar_switches"`
 }
 
 // Table summarises the comparison per class, then "all".
 func (c *Comparison) Table() ComparisonTable {
-	t := ComparisonTable{Scenario: c.Scenario, Seeds: c.Seeds, BestStatic: c.StaticName}
+	t := ComparisonTable{Scenario: c.Scenario, Seeds: c.Seeds, BestStatic: c.StaticName, Switches: c.Switches}
 	for _, r := range c.Sidecar {
 		t.Applied += float64(r.Applied) / float64(len(c.Sidecar))
 	}
@@ -114,7 +115,27 @@ func (t ComparisonTable) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintln(tw, line)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(t.Switches) > 0 {
+		fmt.Fprintln(w, "\nsidecar switches in these runs:")
+		for _, s := range t.Switches {
+			v := "off"
+			if s.On {
+				v = "on"
+			}
+			if s.On == s.Default {
+				v += " (default)"
+			}
+			line := fmt.Sprintf("  %s: %s", s.Name, v)
+			if s.Note != "" {
+				line += " — " + s.Note
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	return nil
 }
 
 func secs(s float64) string {

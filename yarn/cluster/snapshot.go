@@ -389,8 +389,8 @@ type Snapshot struct {
 	// Accepted are the apps whose AM has not registered yet (ACCEPTED):
 	// listed apart from Apps, which are running, so that nothing counts
 	// them as using the cluster.
-	Accepted []App       `json:"accepted,omitempty"`
-	Errors   []LoadError `json:"errors,omitempty"`
+	Accepted []App       `json:"accepted"`
+	Errors   []LoadError `json:"errors"` // [] when every read succeeded (the README: empty lists print as [])
 }
 
 // Queue returns the queue with the given full path or short name.
