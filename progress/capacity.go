@@ -52,6 +52,11 @@ type PlanInput struct {
 	// FairnessPenalty weighs PS below the weighted fair share against ΣPS
 	// (default 10: fairness first, then efficiency).
 	FairnessPenalty float64
+	// CalibrationMaxContainers, when positive, is the largest demand a
+	// queue sent to calibrate may have: what calibration exposes to an
+	// unmeasured partition is bounded (issue 32), never a whole busy
+	// queue's home.
+	CalibrationMaxContainers int64
 }
 
 // QueuePlan is the plan for one leaf queue.
@@ -159,7 +164,8 @@ func calibrationHomes(in PlanInput, qs []*queueModel, homes map[string]string) m
 		}
 		var pick *queueModel
 		for _, q := range qs {
-			if q.Demand == 0 || q.Pinned || q.Sampled || homes[q.Path] != "" || out[q.Path] != "" || !canUse(q.Accessible, p.Name) || !unknownIn(in, q, p) {
+			if q.Demand == 0 || q.Pinned || q.Sampled || homes[q.Path] != "" || out[q.Path] != "" || !canUse(q.Accessible, p.Name) || !unknownIn(in, q, p) ||
+				(in.CalibrationMaxContainers > 0 && q.Demand > in.CalibrationMaxContainers) {
 				continue
 			}
 			if pick == nil || q.Demand < pick.Demand {

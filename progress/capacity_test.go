@@ -119,18 +119,24 @@ func TestPlanCalibrationShare(t *testing.T) {
 		wantHome string
 		calib    bool
 		etlHome  string
+		maxCal   int64 // CalibrationMaxContainers
 	}{
-		{"gpu unmeasured: smallest queue calibrates", RateMap{"sort": {"cpu": 1}, "train": {"cpu": 1}}, false, "gpu", true, ""},
-		{"gpu unmeasured, ml's sample already ran: not sent again (etl calibrates)", RateMap{"sort": {"cpu": 1}, "train": {"cpu": 1}}, true, "", false, "gpu"},
-		{"gpu measured slow: ml stays", RateMap{"sort": {"cpu": 1, "gpu": 1}, "train": {"cpu": 1, "gpu": 0.5}}, false, "", false, ""},
-		{"gpu measured fast: ml moves on rates", RateMap{"sort": {"cpu": 1, "gpu": 1}, "train": {"cpu": 1, "gpu": 4}}, false, "gpu", false, ""},
-		{"gpu measured fast, sampled: the rates decide", RateMap{"sort": {"cpu": 1, "gpu": 1}, "train": {"cpu": 1, "gpu": 4}}, true, "gpu", false, ""},
+		{"gpu unmeasured: smallest queue calibrates", RateMap{"sort": {"cpu": 1}, "train": {"cpu": 1}}, false, "gpu", true, "", 0},
+		{"gpu unmeasured, ml's sample already ran: not sent again (etl calibrates)", RateMap{"sort": {"cpu": 1}, "train": {"cpu": 1}}, true, "", false, "gpu", 0},
+		{"gpu measured slow: ml stays", RateMap{"sort": {"cpu": 1, "gpu": 1}, "train": {"cpu": 1, "gpu": 0.5}}, false, "", false, "", 0},
+		{"gpu measured fast: ml moves on rates", RateMap{"sort": {"cpu": 1, "gpu": 1}, "train": {"cpu": 1, "gpu": 4}}, false, "gpu", false, "", 0},
+		{"gpu measured fast, sampled: the rates decide", RateMap{"sort": {"cpu": 1, "gpu": 1}, "train": {"cpu": 1, "gpu": 4}}, true, "gpu", false, "", 0},
+		// A bounded sample (issue 32): etl's 30 containers of demand are
+		// over the bound, so once ml's sample ran nobody is sent.
+		{"bound 16: ml (8) calibrates", RateMap{"sort": {"cpu": 1}, "train": {"cpu": 1}}, false, "gpu", true, "", 16},
+		{"bound 16, ml sampled: etl (30) is not sent", RateMap{"sort": {"cpu": 1}, "train": {"cpu": 1}}, true, "", false, "", 16},
+		{"bound 4: ml (8) is not sent either", RateMap{"sort": {"cpu": 1}, "train": {"cpu": 1}}, false, "", false, "", 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			qs := slices.Clone(queues)
 			qs[1].Sampled = c.sampled
-			p := Plan(PlanInput{Partitions: parts, Queues: qs, Rates: c.rates})
+			p := Plan(PlanInput{Partitions: parts, Queues: qs, Rates: c.rates, CalibrationMaxContainers: c.maxCal})
 			ml := find(p, "root.ml")
 			if ml.Home != c.wantHome || (ml.Calibrating != "") != c.calib {
 				t.Fatalf("ml: home %q calibrating %q, want home %q calibrating %v (%s)", ml.Home, ml.Calibrating, c.wantHome, c.calib, ml.Reason)

@@ -128,7 +128,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 	a.cycle++
 	log := a.logger()
 	entry := AuditEntry{Time: a.now(), Cycle: a.cycle, Mode: a.Mode, User: a.User,
-		VersionBefore: plan.ConfVersion, Reasons: plan.Reasons}
+		VersionBefore: plan.ConfVersion, Reasons: plan.Reasons, Calibrations: plan.Calibrations}
 	entry.Before, entry.After = changedProps(plan.Base, plan.Desired)
 	defer func() {
 		out.MutationsLastHour = a.Rate.PerHour(planTime(plan, a.now()))
@@ -165,6 +165,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 		res, version, err := a.applyMutation(ctx, plan, &entry, log)
 		if res == ResultApplied {
 			a.Rate.Record(planTime(plan, a.now()))
+			a.Rate.RecordChanges(planTime(plan, a.now()), plan)
 		}
 		out.Result, out.VersionAfter = res, version
 		if err != nil {

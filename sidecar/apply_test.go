@@ -372,3 +372,20 @@ func rejectAllButIdentity(live schedconf.Conf) func(schedconf.Mutation) error {
 		return &yarn.MutationRejectedError{Status: 400, Message: "CapacityScheduler configuration validation failed:java.io.IOException: Failed to re-init queues : Illegal capacity of 1.1 for children of queue root"}
 	}
 }
+
+// The audit records what each calibration move of the plan exposes
+// (issue 32): the queue, the unmeasured partition, its containers.
+func TestAuditRecordsCalibrationExposure(t *testing.T) {
+	rm := &fakeRM{conf: twoQueueConf(), version: 3}
+	plan := planFor(t, rm, gpuTargets(80, 20))
+	plan.Calibrations = []CalibrationExposure{{Queue: "root.a", Partition: "gpu", Containers: 12}}
+	a, auditPath := newApplier(t, &DryRunAPI{Inner: rm})
+	a.Mode = ModeDryRun
+	if _, err := a.Apply(context.Background(), plan); err != nil {
+		t.Fatal(err)
+	}
+	e := readAudit(t, auditPath)
+	if len(e) != 1 || len(e[0].Calibrations) != 1 || e[0].Calibrations[0] != plan.Calibrations[0] {
+		t.Fatalf("audit: %+v, want the calibration exposure %+v", e, plan.Calibrations)
+	}
+}

@@ -43,6 +43,9 @@ type AuditEntry struct {
 	After         map[string]string `json:"after,omitempty"`  // changed properties, new values
 	Priorities    []PriorityChange  `json:"priorities,omitempty"`
 	Reasons       []string          `json:"reasons,omitempty"`
+	// Calibrations is the exposure of each calibration move the entry
+	// writes: the queue, the unmeasured partition, its containers.
+	Calibrations []CalibrationExposure `json:"calibrations,omitempty"`
 	// Validation is the path taken before the PUT: "rm" (the RM's
 	// validate accepted it) or "local-only" (the RM cannot validate; only
 	// the sidecar's checks ran, and the RM validated the PUT itself).

@@ -308,6 +308,14 @@ type SafetyConfig struct {
 	// when the sidecar first saw it, raised only as far as a capacity the
 	// sidecar writes requires (step_ceilings.go).
 	RaiseMaximumCapacity bool `yaml:"raise_maximum_capacity"`
+	// HarmMarginPercent: a plan under which a running class is predicted
+	// more than this much slower than under the admin's own configuration
+	// is cut back toward it (step_harm.go; 0: 2, negative: no check).
+	HarmMarginPercent float64 `yaml:"harm_margin_percent"`
+	// CalibrationMaxContainers bounds what calibration exposes to an
+	// unmeasured partition: only a queue with at most this many containers
+	// of demand is sent there (0: 16).
+	CalibrationMaxContainers int64 `yaml:"calibration_max_containers"`
 	// AllowNodeLabelChanges lets the sidecar add labels or relabel nodes.
 	AllowNodeLabelChanges bool `yaml:"allow_node_label_changes"`
 	// VerifyTimeout bounds the read-back after a mutation.
@@ -498,6 +506,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Safety.HysteresisPercent < 0 || c.Safety.HysteresisPercent >= c.Safety.MaxStepPercent {
 		add("safety.hysteresis_percent", "must be in [0, max_step_percent), got %g", c.Safety.HysteresisPercent)
+	}
+	if c.Safety.CalibrationMaxContainers < 0 {
+		add("safety.calibration_max_containers", "must not be negative, got %d", c.Safety.CalibrationMaxContainers)
 	}
 	if c.Slot.MemoryMB < 0 {
 		add("slot.memory_mb", "must not be negative, got %d", c.Slot.MemoryMB)

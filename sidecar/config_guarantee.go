@@ -63,6 +63,11 @@ type RateConfig struct {
 	// now is below this (percent), unless it also changes homes; 0 turns
 	// the threshold off (unset = the default).
 	MinGainPercent *float64 `yaml:"min_gain_percent"`
+	// FlapWindow: a change that undoes one written less than this ago
+	// needs a predicted ΣPS gain of FlapGainPercent (ratelimit_flap.go;
+	// 0: 15m and 10; a negative window turns the guard off).
+	FlapWindow      time.Duration `yaml:"flap_window"`
+	FlapGainPercent float64       `yaml:"flap_gain_percent"`
 }
 
 func (g GuaranteeConfig) orDefault(def GuaranteeConfig) GuaranteeConfig {

@@ -49,6 +49,12 @@ type PSDecider struct {
 	// to 100 (safety.raise_maximum_capacity); false keeps the admin's
 	// ceilings (step_ceilings.go).
 	RaiseMaxCapacity bool
+	// HarmMarginPercent is the do-no-harm step's margin (step_harm.go; 0:
+	// DefaultHarmMarginPercent, negative: off), CalibrationMaxContainers
+	// the largest demand a queue sent to calibrate may have (0:
+	// DefaultCalibrationMaxContainers).
+	HarmMarginPercent        float64
+	CalibrationMaxContainers int64
 	// Guarantees are the admin's bands (Config.Bands).
 	Guarantees GuaranteeBands
 	// RMVersion is the ResourceManager's hadoopVersion (/cluster/info):

@@ -49,6 +49,12 @@ type Decision struct {
 	Globals []GlobalChange
 	// Urgent are queues raised for a deadline at risk (queue → reason).
 	Urgent map[string]string
+	// SetBy names, per written value (provenanceKey: queue and property),
+	// the decision step that last set it (provenance.go).
+	SetBy map[string]string
+	// Calibrations are the queues sent to an unmeasured partition and the
+	// containers each exposes there (psPlanStep).
+	Calibrations []CalibrationExposure
 	// Restores are queues raised back toward their guarantee or for their
 	// goal jobs (queue → reason; restoresStep).
 	Restores map[string]string
@@ -236,6 +242,10 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	plan.Priorities = dec.Priorities
 	plan.Predicted = dec.Predicted
 	plan.Urgent = dec.Urgent
+	plan.Calibrations = dec.Calibrations
+	for i, c := range plan.Changes {
+		plan.Changes[i].SetBy = dec.SetBy[provenanceKey(c.Queue, c.Property)]
+	}
 	plan.Restores = dec.Restores
 	rep.Plan = plan
 

@@ -53,6 +53,9 @@ type Change struct {
 	To        string `json:"to"`
 	Limited   bool   `json:"limited,omitempty"` // clamped by the step limit this cycle
 	Reason    string `json:"reason,omitempty"`
+	// SetBy is the decision step that last set the value (provenance.go;
+	// empty for values outside the targets, e.g. globals).
+	SetBy string `json:"setBy,omitempty"`
 }
 
 // Plan is one cycle's decision as a value: what to change, why, and the
@@ -79,6 +82,9 @@ type Plan struct {
 	// deadline (queue → reason): such a plan may pass the rate limit's
 	// interval and gain threshold (RateLimit.Allow), never the bands.
 	Urgent map[string]string `json:"urgent,omitempty"`
+	// Calibrations are the plan's calibration moves and the containers
+	// each exposes to an unmeasured partition (issue 32).
+	Calibrations []CalibrationExposure `json:"calibrations,omitempty"`
 	// Restores are queues the plan raises back toward the admin's
 	// guarantee or for their goal jobs (queue → reason): such a plan may
 	// use the last mutations of the hour (RateLimit.Reserved).

@@ -53,14 +53,22 @@ type RateLimit struct {
 	// Reserved is how many of MaxPerHour only restoring plans may use
 	// (0: none; ignored unless MaxPerHour is larger).
 	Reserved int
+	// FlapWindow and FlapGainPercent are the flap guard (ratelimit_flap.go):
+	// a change undoing one written less than FlapWindow ago needs a
+	// predicted gain of FlapGainPercent (0: the defaults; a negative
+	// window: no guard).
+	FlapWindow      time.Duration
+	FlapGainPercent float64
 
-	mu   sync.Mutex
-	past []time.Time // mutations in the last hour
+	mu    sync.Mutex
+	past  []time.Time // mutations in the last hour
+	marks map[string]flapMark
 }
 
 // NewRateLimit builds the limiter from the config.
 func NewRateLimit(c RateConfig) *RateLimit {
-	r := &RateLimit{MinInterval: c.MinApplyInterval, MaxPerHour: c.MaxMutationsPerHour, Reserved: DefaultReservedMutations}
+	r := &RateLimit{MinInterval: c.MinApplyInterval, MaxPerHour: c.MaxMutationsPerHour, Reserved: DefaultReservedMutations,
+		FlapWindow: c.FlapWindow, FlapGainPercent: c.FlapGainPercent}
 	if c.MinGainPercent != nil {
 		r.MinGainPercent = *c.MinGainPercent
 	}
@@ -99,6 +107,11 @@ func (r *RateLimit) Allow(now time.Time, plan *Plan) (bool, string) {
 	}
 	if g, ok := predictedGain(plan); ok && r.MinGainPercent > 0 && g < r.MinGainPercent && !movesHomes(plan) && !urgent {
 		return false, fmt.Sprintf("predicted ΣPS gain %.1f%% is below min_gain_percent %.1f%%", g, r.MinGainPercent)
+	}
+	if why := r.reversal(now, plan); why != "" && !urgent && !restores(plan) {
+		if g, ok := predictedGain(plan); !ok || g < r.flapGain() {
+			return false, fmt.Sprintf("%s: a reversal within flap_window %s needs a predicted ΣPS gain of flap_gain_percent %.0f%%", why, r.flapWindow(), r.flapGain())
+		}
 	}
 	return true, ""
 }

@@ -56,6 +56,9 @@ type decideState struct {
 	// Sampled are the queues whose calibration sample this decision found
 	// complete, with their running apps (calibrationSampledStep).
 	Sampled map[string][]string
+	// Calibrations are the plan's calibration moves and their exposure
+	// (psPlanStep); Decide keeps those the final targets still make.
+	Calibrations []CalibrationExposure
 }
 
 // decideStep is one named step of the decision (Nomad's
@@ -77,7 +80,7 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		calibrationSampledStep{Samples: d.samples, Models: d.Models},
 		deadlineStep{Models: d.Models, Residuals: d.Residuals, Outlooks: d.Outlooks, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		arrivingGoalStep{Guard: d.Preemption, Models: d.Models, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
-		psPlanStep{},
+		psPlanStep{CalibrationMax: d.calibrationMax()},
 		routeGainStep{},
 		// After the route gain (which leaves goal queues alone) and before
 		// the reservations, which hold containers in each queue's home.
@@ -99,6 +102,10 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		// raise; the rate limit checks the written change).
 		restoresStep{Seen: seen},
 		guaranteeStep{Bands: d.Guarantees, Seen: seen},
+		// After the bands (a blend of in-band values stays in band),
+		// before the preemption steps (they only move toward live values):
+		// no class predicted slower than under the admin's configuration.
+		harmStep{Seen: seen, Margin: d.HarmMarginPercent, CalibrationMax: d.calibrationMax()},
 		// After the bands: it bounds the move that will be written, and
 		// only scales it toward the live values, so it stays in band.
 		preemptionStep{Guard: d.Preemption},
@@ -109,6 +116,14 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		localityResetStep{Keep: d.KeepRackLocalityReset},
 		priorityStep{Enabled: d.Priorities},
 	}
+}
+
+// calibrationMax is the configured bound on a calibration's exposure.
+func (d *PSDecider) calibrationMax() int64 {
+	if d.CalibrationMaxContainers == 0 {
+		return DefaultCalibrationMaxContainers
+	}
+	return d.CalibrationMaxContainers
 }
 
 // Decide implements Decider: the steps above, then the status the reports
@@ -144,15 +159,25 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	}
 	d.homes.observe(tree, snap.Time, len(d.homes) == 0)
 	d.samples.follow(d.sent, tree, snap, d.homes)
+	setBy := map[string]string{}
+	prev := targetValues(s.Targets)
 	for _, st := range d.steps(seen) {
 		if err := st.Run(s); err != nil {
 			return Decision{}, fmt.Errorf("decide step %s: %w", st.Name(), err)
 		}
+		cur := targetValues(s.Targets)
+		chargeChanges(setBy, prev, cur, st.Name())
+		prev = cur
 	}
 	d.sent.record(s.Plan, s.Queues, tree)
 	d.samples.sampled(s.Sampled)
-	dec := Decision{Targets: s.Targets, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Restores: s.Restores, Preemption: s.Preemption,
+	dec := Decision{Targets: s.Targets, SetBy: setBy, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Restores: s.Restores, Preemption: s.Preemption,
 		Predicted: map[string]float64{"sum_ps": s.Plan.SumPS, "sum_ps_bound": s.Plan.Bound, "min_ps_over_fair": s.Plan.MinPS}}
+	for _, c := range s.Calibrations {
+		if t, ok := s.Targets[c.Queue]; ok && t.DefaultLabelExpression != nil && *t.DefaultLabelExpression == c.Partition {
+			dec.Calibrations = append(dec.Calibrations, c)
+		}
+	}
 	d.status(s, &dec)
 	dec.Slot = SlotChoice{Slot: s.Slot, Source: SlotFromConfig}
 	if d.Sizer != nil {

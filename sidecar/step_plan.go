@@ -10,15 +10,36 @@ import (
 )
 
 // psPlanStep is the PS-fair capacity plan over the leaves (Lee's
-// Algorithm 2 lifted to queues × partitions; progress.Plan).
-type psPlanStep struct{}
+// Algorithm 2 lifted to queues × partitions; progress.Plan). A queue is
+// sent to calibrate on an unmeasured partition only while its demand is at
+// most CalibrationMax containers (issue 32: a bounded sample).
+type psPlanStep struct{ CalibrationMax int64 }
 
 func (psPlanStep) Name() string { return "PS plan" }
 
-func (psPlanStep) Run(s *decideState) error {
+func (st psPlanStep) Run(s *decideState) error {
 	// Each queue rated by where its own input lives (effective.go).
-	s.Plan = progress.Plan(progress.PlanInput{Partitions: plannable(s), Queues: QueueRateKeys(s.Queues, s.Rates), Rates: s.Rates})
+	s.Plan = progress.Plan(progress.PlanInput{Partitions: plannable(s), Queues: QueueRateKeys(s.Queues, s.Rates), Rates: s.Rates, CalibrationMaxContainers: st.CalibrationMax})
+	// What each calibration move exposes: the queue's demand, at most
+	// CalibrationMax containers (the audit records it per move).
+	demand := map[string]int64{}
+	for _, q := range s.Queues {
+		demand[q.Path] = q.Demand
+	}
+	for _, qp := range s.Plan.Queues {
+		if qp.Calibrating != "" {
+			s.Calibrations = append(s.Calibrations, CalibrationExposure{Queue: qp.Path, Partition: qp.Calibrating, Containers: demand[qp.Path]})
+		}
+	}
 	return nil
+}
+
+// CalibrationExposure is what one calibration move risks: the queue sent
+// to an unmeasured partition and the containers of demand it may run there.
+type CalibrationExposure struct {
+	Queue      string `json:"queue"`
+	Partition  string `json:"partition"`
+	Containers int64  `json:"containers"`
 }
 
 // plannable is each partition's slots less the guarantees of the leaves

@@ -70,7 +70,9 @@ func TestDaemonAppliesWithValidationBrokenAsOnLeveldb(t *testing.T) {
 	conf := "mode: apply\nrm: [" + srv.URL + "]\njobhistory: " + srv.URL + "\nuser: yarn-sidecar\ninterval: 1s\n" +
 		"store: " + filepath.Join(dir, "history.db") + "\naudit_log: " + audit + "\nlisten: 127.0.0.1:0\n" +
 		// Fresh history: plans predict no ΣPS gain; the test needs them applied.
-		"rate: {min_gain_percent: 0}\n"
+		"rate: {min_gain_percent: 0}\n" +
+		// Nor can they prove a move does no harm (step_harm.go): off.
+		"safety: {harm_margin_percent: -1}\n"
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +193,9 @@ func TestApplyCommandReportsLocalOnlyValidation(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "sidecar.yaml")
 	conf := "rm: [" + srv.URL + "]\njobhistory: " + srv.URL + "\nuser: yarn-sidecar\n" +
-		"store: " + filepath.Join(dir, "history.db") + "\naudit_log: " + filepath.Join(dir, "audit.jsonl") + "\n"
+		"store: " + filepath.Join(dir, "history.db") + "\naudit_log: " + filepath.Join(dir, "audit.jsonl") + "\n" +
+		// Fresh history: the do-no-harm check would cut the plan (step_harm.go).
+		"safety: {harm_margin_percent: -1}\n"
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}

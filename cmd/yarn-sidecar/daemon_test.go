@@ -45,7 +45,9 @@ func TestDaemonEndToEnd(t *testing.T) {
 	conf := "mode: apply\nrm: [" + rm.URL + "]\njobhistory: " + rm.URL + "\nuser: yarn-sidecar\ninterval: 1s\n" +
 		"store: " + filepath.Join(dir, "history.db") + "\naudit_log: " + audit + "\nlisten: 127.0.0.1:0\n" +
 		// Fresh history: the first plans predict no ΣPS gain; the test needs one applied.
-		"rate: {min_gain_percent: 0}\n"
+		"rate: {min_gain_percent: 0}\n" +
+		// Nor can it prove a move does no harm (step_harm.go): off.
+		"safety: {harm_margin_percent: -1}\n"
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ func init() {
 func newPlanCmd() *cobra.Command {
 	var f daemonFlags
 	var output string
+	var verbose bool
 	cmd := &cobra.Command{
 		Use:   "plan",
 		Short: "Show the capacity plan for the cluster as it is now, with reasons; changes nothing",
@@ -57,12 +58,13 @@ on a leveldb store; the output says which), and prints it. It never writes to YA
 				_, werr := io.WriteString(cmd.OutOrStdout(), p.Diff)
 				return werr
 			}
-			printPlan(cmd.OutOrStdout(), rep, err)
+			printPlan(cmd.OutOrStdout(), rep, err, verbose)
 			return nil
 		},
 	}
 	f.addReadOnly(cmd)
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json, xml (the proposed capacity-scheduler.xml) or diff (its unified diff against the live one)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also show which decision step set each value (the JSON output always has setBy)")
 	return cmd
 }
 
@@ -86,7 +88,7 @@ func newApplyCmd() *cobra.Command {
 				if output == "json" {
 					_ = writeJSON(cmd.OutOrStdout(), planView(d.Config.Mode, rep, err))
 				} else {
-					printPlan(cmd.OutOrStdout(), rep, err)
+					printPlan(cmd.OutOrStdout(), rep, err, false)
 				}
 			}
 			return err
@@ -119,7 +121,9 @@ func planView(mode sidecar.Mode, rep sidecar.CycleReport, err error) planJSON {
 	return v
 }
 
-func printPlan(w io.Writer, rep sidecar.CycleReport, err error) {
+// printPlan prints the plan as tables; verbose adds the step that set
+// each value (Change.SetBy).
+func printPlan(w io.Writer, rep sidecar.CycleReport, err error, verbose bool) {
 	p := rep.Plan
 	from := fmt.Sprintf("scheduler-conf version %d", p.ConfVersion)
 	if p.ConfSource != "" && p.ConfSource != sidecar.SourceSchedulerConf {
@@ -129,7 +133,11 @@ func printPlan(w io.Writer, rep sidecar.CycleReport, err error) {
 		p.Time.UTC().Format("2006-01-02 15:04:05Z"), from, len(p.Changes), len(p.Priorities))
 	if len(p.Changes) > 0 {
 		tw := newTable(w)
-		fmt.Fprintln(tw, "QUEUE\tPARTITION\tPROPERTY\tFROM\tTO\tNOTE")
+		head := "QUEUE\tPARTITION\tPROPERTY\tFROM\tTO\tNOTE"
+		if verbose {
+			head += "\tSET BY"
+		}
+		fmt.Fprintln(tw, head)
 		for _, c := range p.Changes {
 			part := c.Partition
 			if part == "" {
@@ -139,7 +147,11 @@ func printPlan(w io.Writer, rep sidecar.CycleReport, err error) {
 			if c.Limited {
 				note = "step-limited"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Queue, part, c.Property, orDash(c.From), orDash(c.To), note)
+			line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", c.Queue, part, c.Property, orDash(c.From), orDash(c.To), note)
+			if verbose {
+				line += "\t" + orDash(c.SetBy)
+			}
+			fmt.Fprintln(tw, line)
 		}
 		tw.Flush()
 	}

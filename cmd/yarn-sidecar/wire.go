@@ -171,6 +171,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, erro
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Sizer: sizer,
 			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
+			HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers,
 			Guarantees: cfg.Bands(), RMVersion: rmVersion(client, log), FirstSeen: firstSeen, Preemption: guard},
 		Rules: func(snap cluster.Snapshot) sidecar.SafetyRules {
 			floor := sidecar.FloorRule(snap, sizer.Choose(snap).Slot, cfg.Safety.FloorContainers)

@@ -48,6 +48,14 @@ type Options struct {
 	// the daemon's default, 30 s): whether deciding sooner after a goal
 	// job arrives places its first wave better.
 	TightCycle time.Duration
+	// HeldOutN is how many generated clusters the heldout rows run, and
+	// HeldOutTuning runs them on the tuning set instead (heldout.go).
+	HeldOutN      int
+	HeldOutTuning bool
+	// HeldOutUnguarded also runs the sidecar without issue 32's guards
+	// (no do-no-harm check, no calibration bound, no flap guard) on the
+	// same clusters: the before of the guards, measured in the same run.
+	HeldOutUnguarded bool
 }
 
 // Bench is one registered benchmark area.
@@ -70,9 +78,13 @@ func main() {
 	rowsOnly := flag.String("rows", "", "run only the row groups whose name contains this (areas with named groups)")
 	nodeAge := flag.Duration("node-listing-max-age", 0, "observe's node-listing reuse bound (0: the default, negative: re-read every snapshot)")
 	tightCycle := flag.Duration("tight-cycle", 0, "the sidecar's control interval in the hetero-100-tight rows (0: the daemon's default, 30s)")
+	heldoutN := flag.Int("heldout-n", 30, "generated clusters the heldout rows run (the first n of the set)")
+	heldoutTuning := flag.Bool("heldout-tuning", false, "run the heldout rows on the tuning clusters (gen.TuningSeeds) instead of the held-out ones")
+	heldoutUnguarded := flag.Bool("heldout-unguarded", false, "the heldout rows also run the sidecar without the do-no-harm, calibration-bound and flap guards")
 	flag.Parse()
 	sort.SliceStable(benches, func(i, j int) bool { return benches[i].Order < benches[j].Order })
-	opts := Options{Seeds: *seeds, FirstSeed: *firstSeed, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge, DeadlineDays: *deadlineDays, TightCycle: *tightCycle}
+	opts := Options{Seeds: *seeds, FirstSeed: *firstSeed, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge, DeadlineDays: *deadlineDays, TightCycle: *tightCycle,
+		HeldOutN: *heldoutN, HeldOutTuning: *heldoutTuning, HeldOutUnguarded: *heldoutUnguarded}
 
 	var rows []Row
 	failed := 0

@@ -247,10 +247,24 @@ func steeringRows(sc string, runs *experiment.Comparison) ([]Row, error) {
 		row("classes whose mean completion is >2% slower than stock (day 2 where run)", fmt.Sprintf("%d %v", len(slowerClasses), slowerClasses),
 			fmt.Sprintf("%d single jobs >2%% slower on day 1 (noise draws differ per run)", slower), "", "0")
 	}
+	row("reversals per queue per hour, sidecar: worst queue of any seed (mean over changed queues)", reversalFigure(runs.Sidecar), "", "", "≤1")
 	applied := meanOver(runs.Sidecar, func(r experiment.Result) float64 { return float64(r.Applied) })
 	cycles := meanOver(runs.Sidecar, func(r experiment.Result) float64 { return float64(r.Cycles) })
 	row("plans applied per run / cycles", fmt.Sprintf("%.0f / %.0f", applied, cycles), "", "", "")
 	return rows, nil
+}
+
+// reversalFigure is the most reversals any queue made per hour over the
+// runs, and the mean over the queues they changed (experiment.Result.
+// ReversalsPerQueueHour; issue 32).
+func reversalFigure(rs []experiment.Result) string {
+	worst, mean := 0.0, 0.0
+	for _, r := range rs {
+		w, m := r.ReversalsPerQueueHour()
+		worst = math.Max(worst, w)
+		mean += m / float64(len(rs))
+	}
+	return fmt.Sprintf("%.2f (mean %.2f)", worst, mean)
 }
 
 func classesOf(r experiment.Result) []string { return experiment.ClassesOf([]experiment.Result{r}) }

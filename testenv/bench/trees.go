@@ -238,7 +238,7 @@ func nestedSweepRows(seeds []int64) ([]Row, error) {
 func unbounded(cfg *sidecar.Config) {
 	cfg.Guarantee = sidecar.GuaranteeConfig{Min: 1e-9, Max: 1e9}
 	off := 0.0
-	cfg.Rate = sidecar.RateConfig{MinApplyInterval: time.Nanosecond, MaxMutationsPerHour: 1 << 30, MinGainPercent: &off}
+	cfg.Rate = sidecar.RateConfig{MinApplyInterval: time.Nanosecond, MaxMutationsPerHour: 1 << 30, MinGainPercent: &off, FlapWindow: -1}
 }
 
 func isTraceMissing(err error) bool {

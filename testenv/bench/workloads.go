@@ -376,6 +376,8 @@ func tightRows(o Options) ([]Row, error) {
 			Figure: fmt.Sprintf("%.2f× (%.1f%% killed)", ws, 100*wasteS), Baseline: fmt.Sprintf("%.2f× (%.1f%% killed)", wt, 100*wasteT),
 			Ratio: fmt.Sprintf("%.2f×", ws/wt), Goal: "≤1.10×"},
 	}
+	rows = append(rows, Row{Area: "workloads", Name: fmt.Sprintf("%s (%d seeds): reversals per queue per hour, sidecar: worst queue of any seed (mean over changed queues)", name, n),
+		Figure: reversalFigure(side), Goal: "≤1"})
 	plans, viol := 0, []string{}
 	for _, c := range checks {
 		plans += c.Plans

@@ -51,6 +51,11 @@ type Result struct {
 	// NameNodeCalls is, per cycle, the calls the mini NameNode answered
 	// (runs with BlockMaps only).
 	NameNodeCalls []int
+	// Reversals are, per queue, the applied changes that undid the
+	// previous change of the same property (reversals.go); ChangedQueues
+	// how many queues the run changed at all (sidecar runs only).
+	Reversals     map[string]int
+	ChangedQueues int
 	// Refreshes counts the refreshQueues the RM served (FileStore runs).
 	Refreshes int
 }
@@ -309,6 +314,8 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	sizer := &sidecar.SlotSizer{ClassOf: calibrate.ClassKey(cfg.JobClass.By).ClassOf}
 	busy := &sidecar.BusyQueueFloor{}
 	res := Result{Scenario: scenario, Seed: seed, Mode: "sidecar"}
+	flips := newReversals()
+	changed := map[string]bool{}
 	var inputs *miniHDFS
 	if o.BlockMaps || cfg.HDFS.Enabled {
 		inputs, err = startMiniHDFS(c, client, cfg.HDFS, o.Log)
@@ -338,6 +345,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Sizer: sizer,
 			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
 			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
+			HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers,
 			Guarantees: cfg.Bands(), RMVersion: info.HadoopVersion, FirstSeen: firstSeen,
 			// The scenario's yarn-site is what the daemon reads from
 			// HADOOP_CONF_DIR (max_wait_before_kill, max_ignored_over_capacity).
@@ -358,6 +366,14 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 			}
 			if rep.Outcome.Result == sidecar.ResultApplied {
 				res.Applied++
+				flips.observe(rep.Plan)
+				if rep.Plan != nil {
+					for _, ch := range rep.Plan.Changes {
+						if ch.Queue != "" {
+							changed[ch.Queue] = true
+						}
+					}
+				}
 			}
 			res.Cycles++
 			if o.OnCycle != nil {
@@ -395,6 +411,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 			res.Makespan = d
 		}
 	}
+	res.Reversals, res.ChangedQueues = flips.count, len(changed)
 	res.Status = board.Get()
 	res.PS = res.Status.History
 	if adminSrv != nil {

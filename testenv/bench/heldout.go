@@ -1,0 +1,270 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/gen"
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
+)
+
+// The held-out rows (issue 32): the sidecar, stock and the sweep's best
+// static configuration on generated clusters nobody tuned for
+// (testenv/gen). The clusters are fixed by their seeds: gen.HeldOutSeeds
+// are reported, gen.TuningSeeds (-heldout-tuning) are the ones a change
+// may be tuned on. Per cluster: the worst class's mean completion against
+// stock, the mean against stock and against the best static; then how many
+// clusters have a class more than 5% / 2% slower than stock and the means
+// over clusters. One run seed per cluster (heldoutRunSeed; its warm-up
+// day heldoutRunSeed+100), the sweep on another (heldoutSweepSeed), so the
+// static configuration never sees the run it is judged on.
+func init() {
+	register(Bench{Area: "heldout", Order: 58, Run: runHeldOut})
+}
+
+const (
+	heldoutRunSeed   = 1
+	heldoutSweepSeed = 9001
+)
+
+// clusterOutcome is one generated cluster's runs.
+type clusterOutcome struct {
+	seed                int64
+	info                gen.Info
+	staticName          string
+	stock, static, side experiment.Result
+	off                 *experiment.Result // the unguarded sidecar (-heldout-unguarded)
+}
+
+func runHeldOut(o Options) ([]Row, error) {
+	n := o.HeldOutN
+	if n == 0 {
+		n = 30
+	}
+	seeds := gen.HeldOutSeeds(n)
+	set := "held-out"
+	if o.HeldOutTuning {
+		seeds, set = gen.TuningSeeds(n), "tuning"
+	}
+	start := time.Now()
+	out := make([]clusterOutcome, len(seeds))
+	scs := make([]*sim.Scenario, len(seeds))
+	families := make([][]experiment.NamedMutation, len(seeds))
+	scores := make([][]float64, len(seeds))
+	var tasks []func() error
+	for k, s := range seeds {
+		sc, info, err := gen.Generate(s, gen.Options{})
+		if err != nil {
+			return nil, err
+		}
+		fam, err := treeFamily(sc)
+		if err != nil {
+			return nil, fmt.Errorf("cluster %d: %w", s, err)
+		}
+		scs[k], families[k], scores[k] = sc, fam, make([]float64, len(fam))
+		out[k].seed, out[k].info = s, info
+		for i, f := range fam {
+			tasks = append(tasks, func() error {
+				r, err := experiment.RunStaticOn(sc, heldoutSweepSeed, f.Mutation)
+				if err != nil {
+					scores[k][i] = math.Inf(1) // jobs that never finish: rejected
+					return nil
+				}
+				scores[k][i] = experiment.MeanCompletion(r.Jobs).Seconds()
+				return nil
+			})
+		}
+	}
+	if err := experiment.Parallel(tasks); err != nil {
+		return nil, err
+	}
+	sweepWall := time.Since(start)
+	tasks = nil
+	var mu sync.Mutex
+	for k := range seeds {
+		best := 0
+		for i := range scores[k] {
+			if scores[k][i] < scores[k][best] {
+				best = i
+			}
+		}
+		sc, m := scs[k], families[k][best].Mutation
+		out[k].staticName = families[k][best].Name
+		tasks = append(tasks,
+			func() error {
+				r, err := experiment.RunStaticOn(sc, heldoutRunSeed, nil)
+				mu.Lock()
+				out[k].stock = r
+				mu.Unlock()
+				return wrapCluster(out[k].seed, "stock", err)
+			},
+			func() error {
+				r, err := experiment.RunStaticOn(sc, heldoutRunSeed, m)
+				mu.Lock()
+				out[k].static = r
+				mu.Unlock()
+				return wrapCluster(out[k].seed, "static", err)
+			},
+			func() error {
+				r, err := experiment.RunSidecar(sc.Name, heldoutRunSeed, experiment.SidecarOptions{Scenario: sc, WarmupSeed: heldoutRunSeed + 100, MCSamples: 50})
+				mu.Lock()
+				out[k].side = r
+				mu.Unlock()
+				return wrapCluster(out[k].seed, "sidecar", err)
+			})
+		if o.HeldOutUnguarded {
+			tasks = append(tasks, func() error {
+				cfg, _ := sidecar.ParseConfig(nil)
+				cfg.Mode = sidecar.ModeApply
+				unguarded(cfg)
+				r, err := experiment.RunSidecar(sc.Name, heldoutRunSeed, experiment.SidecarOptions{Scenario: sc, WarmupSeed: heldoutRunSeed + 100, MCSamples: 50, Config: cfg})
+				mu.Lock()
+				out[k].off = &r
+				mu.Unlock()
+				return wrapCluster(out[k].seed, "unguarded sidecar", err)
+			})
+		}
+	}
+	if err := experiment.Parallel(tasks); err != nil {
+		return nil, err
+	}
+	return heldoutRows(set, out, sweepWall, time.Since(start)), nil
+}
+
+// unguarded is the sidecar without issue 32's guards: no do-no-harm
+// check, no bound on calibration's exposure, no flap guard.
+func unguarded(cfg *sidecar.Config) {
+	cfg.Safety.HarmMarginPercent = -1
+	cfg.Safety.CalibrationMaxContainers = math.MaxInt32
+	cfg.Rate.FlapWindow = -1
+}
+
+func wrapCluster(seed int64, mode string, err error) error {
+	if err != nil {
+		return fmt.Errorf("generated cluster %d (%s): %w", seed, mode, err)
+	}
+	return nil
+}
+
+// judged is one sidecar variant's figures on one cluster.
+type judged struct {
+	worst, mean, vsStatic float64
+	worstClass            string
+	flips, flipsMean      float64
+	applied               int
+}
+
+func judge(c *clusterOutcome, side experiment.Result) judged {
+	j := judged{}
+	for _, class := range experiment.ClassesOf([]experiment.Result{c.stock}) {
+		st, sd := meanClassTime(c.stock, class), meanClassTime(side, class)
+		if math.IsNaN(st) || math.IsNaN(sd) || st == 0 {
+			continue
+		}
+		if r := sd / st; r > j.worst {
+			j.worst, j.worstClass = r, class
+		}
+	}
+	m := meanJobTime(side).Seconds()
+	j.mean = m / meanJobTime(c.stock).Seconds()
+	j.vsStatic = m / meanJobTime(c.static).Seconds()
+	j.flips, j.flipsMean = side.ReversalsPerQueueHour()
+	j.applied = side.Applied
+	return j
+}
+
+// summary is a variant's figures over the clusters.
+type summary struct {
+	over5, over2          int
+	meanStock, meanStatic float64
+	worstFlips, meanFlips float64
+	worsts                []float64
+}
+
+func summarize(js []judged) summary {
+	var s summary
+	n := float64(len(js))
+	for _, j := range js {
+		if j.worst > 1.05 {
+			s.over5++
+		}
+		if j.worst > 1.02 {
+			s.over2++
+		}
+		s.meanStock += j.mean / n
+		s.meanStatic += j.vsStatic / n
+		s.worstFlips = math.Max(s.worstFlips, j.flips)
+		s.meanFlips += j.flipsMean / n
+		s.worsts = append(s.worsts, j.worst)
+	}
+	sort.Float64s(s.worsts)
+	return s
+}
+
+// heldoutRows turns the clusters' runs into rows: one per cluster, then
+// the summary (with the unguarded sidecar's as the baseline when run).
+func heldoutRows(set string, out []clusterOutcome, sweep, wall time.Duration) []Row {
+	var rows []Row
+	area := "heldout"
+	var on, off []judged
+	for k := range out {
+		c := &out[k]
+		j := judge(c, c.side)
+		on = append(on, j)
+		base := ""
+		if c.off != nil {
+			u := judge(c, *c.off)
+			off = append(off, u)
+			base = fmt.Sprintf("unguarded: worst %.2f× [%s], mean %.2f× stock, %.2f× static, %.1f rev/q/h; ", u.worst, u.worstClass, u.mean, u.vsStatic, u.flips)
+		}
+		rows = append(rows, Row{Area: area, Name: fmt.Sprintf("%s cluster %d (%s): worst class vs stock [class]; mean vs stock, vs best static [%s]; reversals per queue-hour (worst queue); plans applied",
+			set, c.seed, c.info, c.staticName),
+			Figure:   fmt.Sprintf("%.2f× [%s]; mean %.2f× stock, %.2f× static; %.1f rev/q/h; %d applied", j.worst, j.worstClass, j.mean, j.vsStatic, j.flips, j.applied),
+			Baseline: strings.TrimSuffix(base, "; "),
+			Goal:     "worst ≤1.05× (≤1.02× in 90%)"})
+	}
+	n := len(out)
+	s := summarize(on)
+	var u *summary
+	if len(off) == n {
+		x := summarize(off)
+		u = &x
+	}
+	b := func(f func(summary) string) string {
+		if u == nil {
+			return ""
+		}
+		return "unguarded " + f(*u)
+	}
+	list := func(xs []float64) string {
+		var ws []string
+		for _, w := range xs {
+			ws = append(ws, fmt.Sprintf("%.2f", w))
+		}
+		return strings.Join(ws, " ")
+	}
+	rows = append(rows,
+		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): clusters with a class >5%% slower than stock (mean completion)", set, n),
+			Figure: fmt.Sprintf("%d/%d", s.over5, n), Baseline: b(func(x summary) string { return fmt.Sprintf("%d/%d", x.over5, n) }), Goal: "0"},
+		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): clusters with a class >2%% slower than stock", set, n),
+			Figure: fmt.Sprintf("%d/%d", s.over2, n), Baseline: b(func(x summary) string { return fmt.Sprintf("%d/%d", x.over2, n) }),
+			Ratio: fmt.Sprintf("%.0f%% none", 100*float64(n-s.over2)/float64(n)), Goal: "≥90% none"},
+		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): mean over clusters of mean completion, sidecar vs stock", set, n),
+			Figure: fmt.Sprintf("%.3f×", s.meanStock), Baseline: b(func(x summary) string { return fmt.Sprintf("%.3f×", x.meanStock) }), Goal: "≤0.85×"},
+		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): mean over clusters of mean completion, sidecar vs best static", set, n),
+			Figure: fmt.Sprintf("%.3f×", s.meanStatic), Baseline: b(func(x summary) string { return fmt.Sprintf("%.3f×", x.meanStatic) }), Goal: "≤1.00×"},
+		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): worst class vs stock per cluster, sorted", set, n),
+			Figure: list(s.worsts), Baseline: b(func(x summary) string { return list(x.worsts) })},
+		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): reversals per queue per hour, worst queue of any cluster (mean over changed queues)", set, n),
+			Figure: fmt.Sprintf("%.2f (mean %.2f)", s.worstFlips, s.meanFlips), Baseline: b(func(x summary) string { return fmt.Sprintf("%.2f (mean %.2f)", x.worstFlips, x.meanFlips) }), Goal: "≤1"},
+		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): wall time (sweep %s)", set, n, sweep.Round(time.Second)),
+			Figure: wall.Round(time.Second).String()},
+	)
+	return rows
+}
