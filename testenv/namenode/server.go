@@ -3,12 +3,12 @@ package namenode
 import (
 	"errors"
 	"fmt"
-	"net"
 	"path"
 	"strings"
 	"sync"
 
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/hdfsns"
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/tcpserve"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -37,14 +37,11 @@ type Server struct {
 	fs     *hdfsns.FS
 	opts   Options
 	s      *schema
-	ln     net.Listener
+	ln     *tcpserve.Listener
 	denied map[string]bool
 
-	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
-	calls  map[string]int
-	closed bool
-	wg     sync.WaitGroup
+	mu    sync.Mutex
+	calls map[string]int
 
 	// dnCache holds one DatanodeInfoProto per host: a block location repeats
 	// the same few DataNodes, and a 100,000-block reply would otherwise
@@ -70,14 +67,9 @@ func Start(fs *hdfsns.FS, opts Options) (*Server, error) {
 	if opts.BlockPoolID == "" {
 		opts.BlockPoolID = "BP-1-127.0.0.1-1"
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("namenode: listen: %w", err)
-	}
 	srv := &Server{
-		fs: fs, opts: opts, s: s, ln: ln,
+		fs: fs, opts: opts, s: s,
 		denied:  map[string]bool{},
-		conns:   map[net.Conn]struct{}{},
 		calls:   map[string]int{},
 		dnCache: map[hdfsns.Datanode]protoreflect.Message{},
 
@@ -86,13 +78,16 @@ func Start(fs *hdfsns.FS, opts Options) (*Server, error) {
 	for _, p := range opts.Denied {
 		srv.denied[path.Clean("/"+p)] = true
 	}
-	srv.wg.Add(1)
-	go srv.accept()
+	ln, err := tcpserve.Listen(srv.serve)
+	if err != nil {
+		return nil, fmt.Errorf("namenode: %w", err)
+	}
+	srv.ln = ln
 	return srv, nil
 }
 
 // Addr is the host:port clients dial.
-func (srv *Server) Addr() string { return srv.ln.Addr().String() }
+func (srv *Server) Addr() string { return srv.ln.Addr() }
 
 // Calls returns how many times method was called, errors included, so tests
 // can check that a listing was paged or a client batched its reads.
@@ -104,50 +99,7 @@ func (srv *Server) Calls(method string) int {
 
 // Close stops listening, drops every connection and waits for their
 // goroutines to end.
-func (srv *Server) Close() error {
-	srv.mu.Lock()
-	if srv.closed {
-		srv.mu.Unlock()
-		return nil
-	}
-	srv.closed = true
-	err := srv.ln.Close()
-	for c := range srv.conns {
-		c.Close()
-	}
-	srv.mu.Unlock()
-	srv.wg.Wait()
-	return err
-}
-
-func (srv *Server) accept() {
-	defer srv.wg.Done()
-	for {
-		c, err := srv.ln.Accept()
-		if err != nil {
-			return // closed
-		}
-		srv.mu.Lock()
-		if srv.closed {
-			srv.mu.Unlock()
-			c.Close()
-			return
-		}
-		srv.conns[c] = struct{}{}
-		srv.wg.Add(1)
-		srv.mu.Unlock()
-		go func() {
-			defer srv.wg.Done()
-			defer func() {
-				srv.mu.Lock()
-				delete(srv.conns, c)
-				srv.mu.Unlock()
-				c.Close()
-			}()
-			srv.serve(c)
-		}()
-	}
-}
+func (srv *Server) Close() error { return srv.ln.Close() }
 
 func (srv *Server) count(method string) {
 	srv.mu.Lock()

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 
 	"github.com/yarn-sidecar/yarn-sidecar/hdfs/ipc"
+	"github.com/yarn-sidecar/yarn-sidecar/testenv/tcpserve"
 )
 
 // YarnException is the class of a refused refresh (recorded).
@@ -29,13 +30,10 @@ type RefreshFunc func(user string) error
 // Server is a running mini RM admin endpoint.
 type Server struct {
 	refresh RefreshFunc
-	ln      net.Listener
+	ln      *tcpserve.Listener
 
-	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
-	calls  map[string]int
-	closed bool
-	wg     sync.WaitGroup
+	mu    sync.Mutex
+	calls map[string]int
 }
 
 // Start serves on 127.0.0.1 at a free port until Close.
@@ -43,18 +41,17 @@ func Start(refresh RefreshFunc) (*Server, error) {
 	if refresh == nil {
 		return nil, errors.New("rmadmin: nil refresh")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv := &Server{refresh: refresh, calls: map[string]int{}}
+	ln, err := tcpserve.Listen(srv.serve)
 	if err != nil {
-		return nil, fmt.Errorf("rmadmin: listen: %w", err)
+		return nil, fmt.Errorf("rmadmin: %w", err)
 	}
-	srv := &Server{refresh: refresh, ln: ln, conns: map[net.Conn]struct{}{}, calls: map[string]int{}}
-	srv.wg.Add(1)
-	go srv.accept()
+	srv.ln = ln
 	return srv, nil
 }
 
 // Addr is the host:port clients dial (yarn.resourcemanager.admin.address).
-func (srv *Server) Addr() string { return srv.ln.Addr().String() }
+func (srv *Server) Addr() string { return srv.ln.Addr() }
 
 // Calls returns how many times method was called, refusals included.
 func (srv *Server) Calls(method string) int {
@@ -64,50 +61,7 @@ func (srv *Server) Calls(method string) int {
 }
 
 // Close stops listening, drops every connection and waits for them.
-func (srv *Server) Close() error {
-	srv.mu.Lock()
-	if srv.closed {
-		srv.mu.Unlock()
-		return nil
-	}
-	srv.closed = true
-	err := srv.ln.Close()
-	for c := range srv.conns {
-		c.Close()
-	}
-	srv.mu.Unlock()
-	srv.wg.Wait()
-	return err
-}
-
-func (srv *Server) accept() {
-	defer srv.wg.Done()
-	for {
-		c, err := srv.ln.Accept()
-		if err != nil {
-			return
-		}
-		srv.mu.Lock()
-		if srv.closed {
-			srv.mu.Unlock()
-			c.Close()
-			return
-		}
-		srv.conns[c] = struct{}{}
-		srv.wg.Add(1)
-		srv.mu.Unlock()
-		go func() {
-			defer srv.wg.Done()
-			defer func() {
-				srv.mu.Lock()
-				delete(srv.conns, c)
-				srv.mu.Unlock()
-				c.Close()
-			}()
-			srv.serve(c)
-		}()
-	}
-}
+func (srv *Server) Close() error { return srv.ln.Close() }
 
 // serve runs one connection: header, connection context, then calls until
 // the client closes (the RM keeps the connection open; recorded).
