@@ -102,61 +102,15 @@ func TestCompareRejectsBadFlags(t *testing.T) {
 	}
 }
 
-// An admin's nested tree in weight mode, two parents (issue 35: compare
-// crashed with "Illegal capacity sum of 0.67 for children of queue dev for
-// label=gpu": the sweep wrote flat leaf percentages).
-const nestedWeightScenario = `name: nested-hand
-description: hand-written nested weight tree
-seed: 3
-labels:
-  - {name: gpu, exclusive: false}
-node_types:
-  - {name: cpu, count: 2, memory_mb: 16384, vcores: 8}
-  - {name: gpu, count: 1, memory_mb: 16384, vcores: 8, gpus: 2, label: gpu, datanode: false}
-classes:
-  - {name: render, map_seconds: 60, shuffle_seconds: 5, reduce_seconds: 10, speed: {gpu: 3.0}}
-  - {name: scan, map_seconds: 20, shuffle_seconds: 5, reduce_seconds: 10}
-conf:
-  yarn.scheduler.capacity.maximum-am-resource-percent: "0.5"
-  yarn.scheduler.capacity.root.queues: "prod,dev"
-  yarn.scheduler.capacity.root.accessible-node-labels: "*"
-  yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity: "100"
-  yarn.scheduler.capacity.root.prod.queues: "etl,reports"
-  yarn.scheduler.capacity.root.prod.capacity: "3w"
-  yarn.scheduler.capacity.root.prod.accessible-node-labels: gpu
-  yarn.scheduler.capacity.root.prod.accessible-node-labels.gpu.capacity: "1w"
-  yarn.scheduler.capacity.root.prod.etl.capacity: "2w"
-  yarn.scheduler.capacity.root.prod.etl.accessible-node-labels: gpu
-  yarn.scheduler.capacity.root.prod.etl.accessible-node-labels.gpu.capacity: "1w"
-  yarn.scheduler.capacity.root.prod.reports.capacity: "1w"
-  yarn.scheduler.capacity.root.prod.reports.accessible-node-labels: gpu
-  yarn.scheduler.capacity.root.prod.reports.accessible-node-labels.gpu.capacity: "1w"
-  yarn.scheduler.capacity.root.dev.queues: "adhoc,ml,test"
-  yarn.scheduler.capacity.root.dev.capacity: "2w"
-  yarn.scheduler.capacity.root.dev.accessible-node-labels: gpu
-  yarn.scheduler.capacity.root.dev.accessible-node-labels.gpu.capacity: "1w"
-  yarn.scheduler.capacity.root.dev.adhoc.capacity: "1w"
-  yarn.scheduler.capacity.root.dev.adhoc.accessible-node-labels: gpu
-  yarn.scheduler.capacity.root.dev.adhoc.accessible-node-labels.gpu.capacity: "1w"
-  yarn.scheduler.capacity.root.dev.ml.capacity: "1w"
-  yarn.scheduler.capacity.root.dev.ml.accessible-node-labels: gpu
-  yarn.scheduler.capacity.root.dev.ml.accessible-node-labels.gpu.capacity: "1w"
-  yarn.scheduler.capacity.root.dev.test.capacity: "1w"
-  yarn.scheduler.capacity.root.dev.test.accessible-node-labels: gpu
-  yarn.scheduler.capacity.root.dev.test.accessible-node-labels.gpu.capacity: "1w"
-jobs:
-  - {at: 10s, name: r1, class: render, queue: adhoc, maps: 8, reduces: 1, tags: [jobclass=render]}
-  - {at: 20s, name: s1, class: scan, queue: etl, maps: 8, reduces: 1, tags: [jobclass=scan]}
-  - {at: 30s, name: s2, class: scan, queue: ml, maps: 4, reduces: 1, tags: [jobclass=scan]}
-`
+// An admin's nested tree in weight mode, two parents, on which compare
+// crashed ("Illegal capacity sum of 0.67 for children of queue dev for
+// label=gpu": the sweep wrote flat leaf percentages). The file is shared
+// with testenv/experiment's sweep test.
+const nestedWeightScenario = "../../testenv/experiment/testdata/nested-hand.yaml"
 
 func TestCompareNestedWeightTree(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "nested-hand.yaml")
-	if err := os.WriteFile(path, []byte(nestedWeightScenario), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	var tab bytes.Buffer
-	if err := runCompare([]string{"--scenario", path, "--seeds", "1"}, &tab); err != nil {
+	if err := runCompare([]string{"--scenario", nestedWeightScenario, "--seeds", "1"}, &tab); err != nil {
 		t.Fatalf("compare on a nested weight tree: %v", err)
 	}
 	out := tab.String()
