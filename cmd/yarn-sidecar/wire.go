@@ -168,11 +168,8 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, erro
 	guard := &sidecar.PreemptionGuard{Config: cfg.Preemption, YarnSite: yarnSite, ClassKey: key, Models: learner.Models, Sizer: sizer}
 	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store, Preemption: guard, FirstSeen: firstSeen,
 		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Sizer: sizer, Config: cfg.Labels, FirstSeen: firstSeen},
-		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: key, Queues: cfg.Queues, Sizer: sizer,
-			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: cfg.Deadlines.Samples,
-			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
-			HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers,
-			Guarantees: cfg.Bands(), RMVersion: rmVersion(client, log), FirstSeen: firstSeen, Preemption: guard},
+		Decider: sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier, Sizer: sizer,
+			FirstSeen: firstSeen, Preemption: guard, RMVersion: rmVersion(client, log)}),
 		Rules: func(snap cluster.Snapshot) sidecar.SafetyRules {
 			floor := sidecar.FloorRule(snap, sizer.Choose(snap).Slot, cfg.Safety.FloorContainers)
 			if cfg.Safety.KeepBusyQueues {

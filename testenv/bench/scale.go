@@ -395,7 +395,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	}
 	slot := cluster.Resource{MemoryMB: 2048, VCores: 1}
 	steps := &stepTimer{obs: api, learn: learner,
-		dec: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey("tag"), Slot: slot, Models: learner.Models, Samples: 50}}
+		dec: scaleDecider(learner, classifier)}
 	loop := &sidecar.Loop{Observer: steps, Learner: steps, Decider: steps, Applier: &sidecar.Applier{API: api, User: "yarn-sidecar"},
 		Mode: sidecar.ModeDryRun, Now: clock,
 		Rules: func(s cluster.Snapshot) sidecar.SafetyRules {
@@ -576,4 +576,13 @@ func floorRow(name, kind, answers, rmShare, spread string, fl Measured, flRM rmR
 		Ratio: fmt.Sprintf("floor: the answers a snapshot needs, read and discarded: %s = %.2f× the exporter (%.2f× CPU); the snapshot takes %.2f× the floor",
 			ms(fl.Wall), fl.Wall.Seconds()/ex.Wall.Seconds(), (fl.CPU+flRM.CPU).Seconds()/max((ex.CPU+exRM.CPU).Seconds(), 1e-9), snap.Wall.Seconds()/fl.Wall.Seconds()),
 		Goal: "≤0.5× the exporter, or the goal is out of reach"}
+}
+
+// scaleDecider is the daemon's decider (sidecar.NewDecider on the default
+// config, the slot read from the cluster) with 50 Monte-Carlo draws per job
+// instead of 2,000, so the cycle's time is the plan's and not the sampler's.
+func scaleDecider(learner *sidecar.HistoryLearner, classifier calibrate.Classifier) *sidecar.PSDecider {
+	cfg, _ := sidecar.ParseConfig(nil)
+	return sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier,
+		Sizer: &sidecar.SlotSizer{}, Samples: 50})
 }

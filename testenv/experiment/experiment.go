@@ -342,15 +342,15 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	loop := &sidecar.Loop{
 		Observer: api,
 		Learner:  loopLearner,
-		Decider: &sidecar.PSDecider{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By), Sizer: sizer,
-			Models: learner.Models, Residuals: learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: o.MCSamples,
-			Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
-			HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers,
-			Guarantees: cfg.Bands(), RMVersion: info.HadoopVersion, FirstSeen: firstSeen,
+		// The Monte-Carlo draws are the one difference from the daemon's
+		// decider: 200 per job per cycle (o.MCSamples) keep a day of cycles
+		// fast; the plan steps and the guards are the daemon's.
+		Decider: sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier, Sizer: sizer,
+			FirstSeen: firstSeen, RMVersion: info.HadoopVersion, Samples: o.MCSamples,
 			// The scenario's yarn-site is what the daemon reads from
 			// HADOOP_CONF_DIR (max_wait_before_kill, max_ignored_over_capacity).
 			Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
-				Models: learner.Models, Sizer: sizer, YarnSite: sc.YarnSite}},
+				Models: learner.Models, Sizer: sizer, YarnSite: sc.YarnSite}}),
 		Applier: &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log, Rate: sidecar.NewRateLimit(cfg.Rate)},
 		Mode:    cfg.Mode,
 		Log:     o.Log,

@@ -1,0 +1,37 @@
+package sidecar
+
+import "github.com/yarn-sidecar/yarn-sidecar/calibrate"
+
+// DeciderParts are what the decider reads besides the config: the learner's
+// rates, models and residuals, the node classifier, the planning slot, the
+// admin's first-seen capacities, the preemption guard and the RM's version.
+type DeciderParts struct {
+	Learner    *HistoryLearner
+	Classifier calibrate.Classifier
+	Sizer      *SlotSizer
+	FirstSeen  *FirstSeen
+	Preemption *PreemptionGuard
+	RMVersion  string
+	// Samples overrides deadlines.samples (Monte-Carlo draws per job per
+	// cycle) where a simulation runs thousands of cycles; 0 keeps the
+	// config's.
+	Samples int
+}
+
+// NewDecider builds the decision pipeline from the config, as the daemon
+// runs it. The daemon, the experiments and yarnsim compare (and so every
+// benchmark row that runs the sidecar) build their decider here, so what is
+// measured is what admins run; TestOneAssembly fails on a PSDecider
+// literal anywhere else outside tests.
+func NewDecider(cfg *Config, p DeciderParts) *PSDecider {
+	key := calibrate.ClassKey(cfg.JobClass.By)
+	samples := cfg.Deadlines.Samples
+	if p.Samples > 0 {
+		samples = p.Samples
+	}
+	return &PSDecider{Table: p.Learner.Table, Classifier: p.Classifier, ClassKey: key, Queues: cfg.Queues, Sizer: p.Sizer,
+		Models: p.Learner.Models, Residuals: p.Learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: samples,
+		Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
+		HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers,
+		Guarantees: cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: p.Preemption}
+}
