@@ -3,8 +3,6 @@ package namenode
 import (
 	"bufio"
 	"errors"
-	"fmt"
-	"io"
 	"net"
 
 	"github.com/yarn-sidecar/yarn-sidecar/hdfs/ipc"
@@ -27,35 +25,8 @@ func (srv *Server) serve(c net.Conn) {
 	}
 	r := bufio.NewReaderSize(c, 64<<10)
 	w := bufio.NewWriterSize(c, 64<<10)
-	var hdr [7]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return
-	}
-	if string(hdr[:4]) != ipc.Magic || hdr[4] != ipc.Version {
-		// Hadoop answers a wrong version with a fatal response, then closes.
-		srv.fatal(w, h, ^uint32(0), "org.apache.hadoop.ipc.RPC$VersionMismatch",
-			fmt.Sprintf("Server IPC version %d cannot communicate with client version %d", ipc.Version, hdr[4]))
-		return
-	}
-	if hdr[6] != ipc.AuthNone {
-		srv.fatal(w, h, ^uint32(0), "org.apache.hadoop.security.AccessControlException",
-			"SIMPLE authentication is the only one this mini NameNode supports")
-		return
-	}
-	body, err := ipc.ReadPacket(r, nil)
-	if err != nil {
-		return
-	}
-	parts, err := ipc.SplitPacket(body)
-	if err != nil || len(parts) != 2 {
-		return
-	}
-	rh, err := h.ParseRequestHeader(parts[0])
-	if err != nil || rh.CallID != ipc.HandshakeCallID {
-		return
-	}
-	user, _, err := h.ParseConnectionContext(parts[1])
-	if err != nil {
+	user, _, ok := ipc.ReadPreamble(r, h, "mini NameNode", func(class, msg string) { srv.fatal(w, h, ^uint32(0), class, msg) })
+	if !ok {
 		return
 	}
 	sess := &session{user: user}

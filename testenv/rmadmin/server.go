@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"sync"
 
@@ -72,33 +71,8 @@ func (srv *Server) serve(c net.Conn) {
 	}
 	r := bufio.NewReader(c)
 	w := bufio.NewWriter(c)
-	var hdr [7]byte
-	if _, err := io.ReadFull(r, hdr[:]); err != nil {
-		return
-	}
-	if string(hdr[:4]) != ipc.Magic || hdr[4] != ipc.Version {
-		srv.fatal(w, h, "org.apache.hadoop.ipc.RPC$VersionMismatch",
-			fmt.Sprintf("Server IPC version %d cannot communicate with client version %d", ipc.Version, hdr[4]))
-		return
-	}
-	if hdr[6] != ipc.AuthNone {
-		srv.fatal(w, h, "org.apache.hadoop.security.AccessControlException", "SIMPLE authentication is the only one this mini RM admin endpoint supports")
-		return
-	}
-	body, err := ipc.ReadPacket(r, nil)
-	if err != nil {
-		return
-	}
-	parts, err := ipc.SplitPacket(body)
-	if err != nil || len(parts) != 2 {
-		return
-	}
-	rh, err := h.ParseRequestHeader(parts[0])
-	if err != nil || rh.CallID != ipc.HandshakeCallID {
-		return
-	}
-	user, protocol, err := h.ParseConnectionContext(parts[1])
-	if err != nil {
+	user, protocol, ok := ipc.ReadPreamble(r, h, "mini RM admin endpoint", func(class, msg string) { srv.fatal(w, h, class, msg) })
+	if !ok {
 		return
 	}
 	for {
