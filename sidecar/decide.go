@@ -55,6 +55,10 @@ type PSDecider struct {
 	// DefaultCalibrationMaxContainers).
 	HarmMarginPercent        float64
 	CalibrationMaxContainers int64
+	// IdleWindow is how long after its last demand a queue keeps the
+	// admin's guarantee (lendIdleStep, step_lendidle.go; 0:
+	// DefaultIdleWindow, negative: off).
+	IdleWindow time.Duration
 	// Guarantees are the admin's bands (Config.Bands).
 	Guarantees GuaranteeBands
 	// RMVersion is the ResourceManager's hadoopVersion (/cluster/info):
@@ -78,6 +82,8 @@ type PSDecider struct {
 	// (calibrationSampledStep).
 	samples calibrationSamples
 	homes   homesSince
+	// recent is when each leaf last had demand (lendIdleStep).
+	recent recentDemand
 }
 
 type tableRates struct{ t *calibrate.Table }
