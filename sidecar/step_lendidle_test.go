@@ -49,12 +49,14 @@ func TestLendIdleStep(t *testing.T) {
 			20, 20, 0,
 			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 80, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 20, "gpu": 50}}},
 			nil, -1, 80, 20, "", false},
-		{"a route whose demand fits the partition's idle slots stands",
-			// gpu has 10 slots and no queue lives there.
-			8, 20, 0,
+		{"a route into a partition nobody else uses stands",
+			// gpu has 10 slots and no queue lives there: a's 20 containers
+			// of demand may use all of them.
+			20, 20, 0,
 			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: home("gpu")}, "root.b": {Capacity: map[string]float64{"": 50, "gpu": 50}}},
 			nil, 0, 50, 50, "gpu", false},
-		{"a route larger than the partition's idle slots goes home",
+		{"a route into a partition its own queue fills goes home",
+			// b lives in gpu (set below) with 20 containers of demand.
 			20, 20, 0,
 			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: home("gpu")}, "root.b": {Capacity: map[string]float64{"": 50, "gpu": 50}}},
 			nil, 0, 50, 50, "", true},
@@ -62,6 +64,10 @@ func TestLendIdleStep(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := harmWorld(t)
+			if strings.Contains(tc.name, "its own queue fills") {
+				s.Live["yarn.scheduler.capacity.root.b.default-node-label-expression"] = "gpu"
+				s.Tree = mustTree(t, s.Live)
+			}
 			seen := seenOf(s)
 			s.Snap.Time = t0
 			s.Queues[0].Demand, s.Queues[1].Demand = tc.demandA, tc.demandB
