@@ -1,6 +1,7 @@
 package sidecar
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,8 @@ func TestReversalHoldStep(t *testing.T) {
 	}{
 		{"further the same way: passes", 5 * time.Minute, 75, "", "", 0, 75, false},
 		{"jitter back toward the admin, 2 points: held", 5 * time.Minute, 68, "", "", 0, 70, true},
-		{"back toward the admin by 10 points: passes", 5 * time.Minute, 60, "", "", 0, 60, false},
+		{"back toward the admin by 6 points, short of it: held", 5 * time.Minute, 64, "", "", 0, 70, true},
+		{"back by 10 points (a large move): passes", 5 * time.Minute, 60, "", "", 0, 60, false},
 		{"all the way back to the admin's 50: passes", 5 * time.Minute, 50, "", "", 0, 50, false},
 		{"past the admin's value by a large move: passes", 5 * time.Minute, 45, "", "", 0, 45, false},
 		{"b restored (b is raised back): passes", 5 * time.Minute, 68, "", "root.b", 0, 68, false},
@@ -57,7 +59,7 @@ func TestReversalHoldStep(t *testing.T) {
 		if sum := s.Targets["root.a"].Capacity[""] + s.Targets["root.b"].Capacity[""]; sum != 100 {
 			t.Errorf("%s: the group sums to %.1f", tc.name, sum)
 		}
-		noted := len(s.Notes) == 1 && strings.Contains(s.Notes[0], "reversal hold") && strings.Contains(s.Notes[0], "ago")
+		noted := len(s.Notes) > 0 && strings.Contains(s.Notes[0], "reversal hold") && strings.Contains(s.Notes[0], "ago")
 		if noted != tc.wantNote {
 			t.Errorf("%s: notes %q, want a hold note %v", tc.name, s.Notes, tc.wantNote)
 		}
@@ -65,7 +67,8 @@ func TestReversalHoldStep(t *testing.T) {
 }
 
 // TestReversalHoldAwayAgain: a raised to 70, moved back to 60 (toward the
-// admin's 50); raising it again within the hour is held, however large.
+// admin's 50); raising it again within the hour by less than 10 points is
+// held.
 func TestReversalHoldAwayAgain(t *testing.T) {
 	conf := func(a string, b string) schedconf.Conf {
 		return schedconf.Conf{pre + "root.queues": "a,b", pre + "root.a.capacity": a, pre + "root.b.capacity": b}
@@ -78,12 +81,48 @@ func TestReversalHoldAwayAgain(t *testing.T) {
 	live := mustTree(t, conf("60", "40"))
 	moves.observe(live, t0)
 	s := &decideState{Tree: live, Snap: cluster.Snapshot{Time: t0.Add(10 * time.Minute)}, Targets: map[string]QueueTarget{
-		"root.a": {Capacity: map[string]float64{"": 80}}, "root.b": {Capacity: map[string]float64{"": 20}}}}
+		"root.a": {Capacity: map[string]float64{"": 66}}, "root.b": {Capacity: map[string]float64{"": 34}}}}
 	if err := (reversalHoldStep{Moves: moves, Seen: seen}).Run(s); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := s.Targets["root.a"].Capacity[""], s.Targets["root.b"].Capacity[""]; a != 60 || b != 40 {
 		t.Errorf("a %.0f b %.0f, want the live 60/40 held", a, b)
+	}
+}
+
+// TestReversalHoldShrinksTheRest on root.{a,b,c}, the admin's 40/30/30:
+// a was raised to 50 (c cut to 20) ten minutes ago. The plan lowers a by 5
+// (held: short of the admin's 40) and b by 5, raising c by 10: c's raise
+// shrinks to what b's cut pays.
+func TestReversalHoldShrinksTheRest(t *testing.T) {
+	conf := func(a, b, c string) schedconf.Conf {
+		return schedconf.Conf{pre + "root.queues": "a,b,c", pre + "root.a.capacity": a, pre + "root.b.capacity": b, pre + "root.c.capacity": c}
+	}
+	seen := map[string]SeenValue{seenKey("root.a", ""): {Share: 40}, seenKey("root.b", ""): {Share: 30}, seenKey("root.c", ""): {Share: 30}}
+	t0 := time.Unix(1_700_000_000, 0)
+	moves := capMoves{}
+	moves.observe(mustTree(t, conf("40", "30", "30")), t0.Add(-time.Hour))
+	live := mustTree(t, conf("50", "30", "20"))
+	moves.observe(live, t0)
+	s := &decideState{Tree: live, Snap: cluster.Snapshot{Time: t0.Add(10 * time.Minute)}, Targets: map[string]QueueTarget{
+		"root.a": {Capacity: map[string]float64{"": 45}}, "root.b": {Capacity: map[string]float64{"": 25}}, "root.c": {Capacity: map[string]float64{"": 30}}}}
+	if err := (reversalHoldStep{Moves: moves, Seen: seen}).Run(s); err != nil {
+		t.Fatal(err)
+	}
+	got := []float64{s.Targets["root.a"].Capacity[""], s.Targets["root.b"].Capacity[""], s.Targets["root.c"].Capacity[""]}
+	if want := []float64{50, 25, 25}; !slices.Equal(got, want) {
+		t.Errorf("a/b/c %v, want %v", got, want)
+	}
+	// c marked as restored: a's cut pays for it and passes.
+	s.Targets = map[string]QueueTarget{
+		"root.a": {Capacity: map[string]float64{"": 45}}, "root.b": {Capacity: map[string]float64{"": 25}}, "root.c": {Capacity: map[string]float64{"": 30}}}
+	s.Restores = map[string]string{"root.c": "guarantee"}
+	if err := (reversalHoldStep{Moves: moves, Seen: seen}).Run(s); err != nil {
+		t.Fatal(err)
+	}
+	got = []float64{s.Targets["root.a"].Capacity[""], s.Targets["root.b"].Capacity[""], s.Targets["root.c"].Capacity[""]}
+	if want := []float64{45, 25, 30}; !slices.Equal(got, want) {
+		t.Errorf("with c restored: a/b/c %v, want %v", got, want)
 	}
 }
 
@@ -107,5 +146,50 @@ func TestCapMovesObserve(t *testing.T) {
 	m.observe(mustTree(t, schedconf.Conf{pre + "root.queues": "a", pre + "root.a.capacity": "100"}), t0.Add(3*time.Minute))
 	if _, ok := m[capMoveKey("root.b", "", "capacity")]; ok {
 		t.Errorf("b removed from the tree but remembered")
+	}
+}
+
+// TestReversalHoldHome: root.a moved from the default partition (the
+// admin's home) to gpu and back ten minutes ago.
+func TestReversalHoldHome(t *testing.T) {
+	conf := func(home string) schedconf.Conf {
+		c := schedconf.Conf{pre + "root.queues": "a,b", pre + "root.a.capacity": "50", pre + "root.b.capacity": "50",
+			pre + "root.accessible-node-labels": "gpu,x", pre + "root.accessible-node-labels.gpu.capacity": "100", pre + "root.accessible-node-labels.x.capacity": "100",
+			pre + "root.a.accessible-node-labels": "gpu,x", pre + "root.a.accessible-node-labels.gpu.capacity": "50", pre + "root.a.accessible-node-labels.x.capacity": "50",
+			pre + "root.b.accessible-node-labels": "gpu,x", pre + "root.b.accessible-node-labels.gpu.capacity": "50", pre + "root.b.accessible-node-labels.x.capacity": "50"}
+		if home != "" {
+			c[pre+"root.a.default-node-label-expression"] = home
+		}
+		return c
+	}
+	def := ""
+	seen := map[string]SeenValue{seenKey("root.a", ""): {Share: 50, Home: &def}}
+	t0 := time.Unix(1_700_000_000, 0)
+	for _, tc := range []struct {
+		name   string
+		urgent bool
+		target string
+		want   string
+	}{
+		{"routed again within the hold: held", false, "gpu", ""},
+		{"to another partition: passes", false, "x", "x"},
+		{"again, for a deadline at risk: passes", true, "gpu", "gpu"},
+	} {
+		moves := capMoves{}
+		moves.observe(mustTree(t, conf("")), t0.Add(-time.Hour))
+		moves.observe(mustTree(t, conf("gpu")), t0.Add(-20*time.Minute))
+		live := mustTree(t, conf(""))
+		moves.observe(live, t0.Add(-10*time.Minute))
+		home := tc.target
+		s := &decideState{Tree: live, Snap: cluster.Snapshot{Time: t0}, Targets: map[string]QueueTarget{"root.a": {DefaultLabelExpression: &home}}, Urgent: map[string]string{}}
+		if tc.urgent {
+			s.Urgent["root.a"] = "goal"
+		}
+		if err := (reversalHoldStep{Moves: moves, Seen: seen}).Run(s); err != nil {
+			t.Fatal(err)
+		}
+		if got := *s.Targets["root.a"].DefaultLabelExpression; got != tc.want {
+			t.Errorf("%s: home %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
