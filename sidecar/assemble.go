@@ -16,6 +16,8 @@ type DeciderParts struct {
 	// cycle) where a simulation runs thousands of cycles; 0 keeps the
 	// config's.
 	Samples int
+	// CheckStepWrites: see PSDecider.CheckStepWrites (tests only).
+	CheckStepWrites bool
 }
 
 // NewDecider builds the decision pipeline from the config, as the daemon

@@ -82,6 +82,11 @@ type PSDecider struct {
 	// (calibrationSampledStep).
 	samples calibrationSamples
 	homes   homesSince
+	// CheckStepWrites makes Decide fail when a step changes a part of the
+	// state its contract (step_contracts.go) does not declare. Tests and
+	// experiments only: it prints the whole state after every step.
+	CheckStepWrites bool
+
 	// moves are the live capacities' last moves (reversalHoldStep).
 	moves capMoves
 }

@@ -168,9 +168,20 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	d.samples.follow(d.sent, tree, snap, d.homes)
 	setBy := map[string]string{}
 	prev := targetValues(s.Targets)
+	var before map[string]string
+	if d.CheckStepWrites {
+		before = stateFields(s)
+	}
 	for _, st := range d.steps(seen) {
 		if err := st.Run(s); err != nil {
 			return Decision{}, fmt.Errorf("decide step %s: %w", st.Name(), err)
+		}
+		if d.CheckStepWrites {
+			after := stateFields(s)
+			if err := checkWrites(st.Name(), before, after); err != nil {
+				return Decision{}, err
+			}
+			before = after
 		}
 		cur := targetValues(s.Targets)
 		chargeChanges(setBy, prev, cur, st.Name())
