@@ -73,7 +73,7 @@ func touchedFields(t *testing.T, fields map[string]bool) map[string]map[string]b
 	}
 	fset := token.NewFileSet()
 	funcs := map[string][]*ast.FuncDecl{} // name → declarations (functions and methods)
-	runs := map[string]*ast.FuncDecl{}   // step type → its Run
+	runs := map[string]*ast.FuncDecl{}    // step type → its Run
 	for _, fn := range files {
 		if strings.HasSuffix(fn, "_test.go") {
 			continue
