@@ -86,7 +86,7 @@ var stepContracts = map[string]stepContract{
 	"guarantee bands": {"clamp every target into the admin's band, the group's sum unchanged",
 		[]string{"Tree"}, []string{"Targets", "Notes"}},
 	"reversal hold": {"do not move a value back against its last change within the hold",
-		[]string{"Snap", "Tree", "Urgent", "Restores"}, []string{"Targets", "Notes"}},
+		[]string{"Snap", "Tree", "Queues", "Deadlines", "Arriving", "Holding", "Urgent", "Restores"}, []string{"Targets", "Notes"}},
 	"do no harm": {"cut the plan back until no running class is predicted slower than under the admin's configuration",
 		[]string{"Tree", "Parts", "Queues", "Rates", "Plan", "Deadlines", "Urgent", "Arriving", "Holding"}, []string{"Targets", "Notes"}},
 	"preemption": {"bound the work the RM's preemption would throw away because of the plan",

@@ -2,6 +2,8 @@ package sidecar
 
 import (
 	"slices"
+
+	"github.com/yarn-sidecar/yarn-sidecar/progress"
 	"strings"
 	"testing"
 	"time"
@@ -24,26 +26,30 @@ func TestReversalHoldStep(t *testing.T) {
 		urgent   string
 		restore  string
 		hold     time.Duration
+		demandA  int64
 		wantA    float64
 		wantNote bool
 	}{
-		{"further the same way: passes", 5 * time.Minute, 75, "", "", 0, 75, false},
-		{"jitter back toward the admin, 2 points: held", 5 * time.Minute, 68, "", "", 0, 70, true},
-		{"back toward the admin by 6 points, short of it: held", 5 * time.Minute, 64, "", "", 0, 70, true},
-		{"back by 10 points (a large move): passes", 5 * time.Minute, 60, "", "", 0, 60, false},
-		{"all the way back to the admin's 50: passes", 5 * time.Minute, 50, "", "", 0, 50, false},
-		{"past the admin's value by a large move: passes", 5 * time.Minute, 45, "", "", 0, 45, false},
-		{"b restored (b is raised back): passes", 5 * time.Minute, 68, "", "root.b", 0, 68, false},
-		{"a deadline at risk in b: passes", 5 * time.Minute, 68, "root.b", "", 0, 68, false},
-		{"after the hold: passes", 61 * time.Minute, 68, "", "", 0, 68, false},
-		{"hold off: passes", 5 * time.Minute, 68, "", "", -1, 68, false},
+		{"further the same way: passes", 5 * time.Minute, 75, "", "", 0, 10, 75, false},
+		{"jitter back toward the admin, 2 points: held", 5 * time.Minute, 68, "", "", 0, 10, 70, true},
+		{"back toward the admin by 6 points, short of it: held", 5 * time.Minute, 64, "", "", 0, 10, 70, true},
+		{"back by 10 points (a large move): passes", 5 * time.Minute, 60, "", "", 0, 10, 60, false},
+		{"all the way back to the admin's 50: passes", 5 * time.Minute, 50, "", "", 0, 10, 50, false},
+		{"past the admin's value by a large move: passes", 5 * time.Minute, 45, "", "", 0, 10, 45, false},
+		{"b restored (b is raised back): passes", 5 * time.Minute, 68, "", "root.b", 0, 10, 68, false},
+		{"a deadline at risk in b: passes", 5 * time.Minute, 68, "root.b", "", 0, 10, 68, false},
+		{"after the hold: passes", 61 * time.Minute, 68, "", "", 0, 10, 68, false},
+		{"a idle, its raise returned: kept", 5 * time.Minute, 50, "", "", 0, 0, 70, true},
+		{"a idle, b restored: a's cut pays and passes", 5 * time.Minute, 50, "", "root.b", 0, 0, 50, false},
+		{"hold off: passes", 5 * time.Minute, 68, "", "", -1, 10, 68, false},
 	} {
 		moves := capMoves{}
 		moves.observe(before, t0.Add(-time.Hour))
 		moves.observe(after, t0)
 		s := &decideState{Tree: after, Snap: cluster.Snapshot{Time: t0.Add(tc.at)}, Targets: map[string]QueueTarget{
 			"root.a": {Capacity: map[string]float64{"": tc.a}}, "root.b": {Capacity: map[string]float64{"": 100 - tc.a}}},
-			Urgent: map[string]string{}, Restores: map[string]string{}}
+			Urgent: map[string]string{}, Restores: map[string]string{},
+			Queues: []progress.QueueDemand{{Path: "root.a", Demand: tc.demandA}, {Path: "root.b", Demand: 10}}}
 		if tc.urgent != "" {
 			s.Urgent[tc.urgent] = "goal"
 		}
