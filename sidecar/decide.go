@@ -59,6 +59,9 @@ type PSDecider struct {
 	// admin's guarantee (lendIdleStep, step_lendidle.go; 0:
 	// DefaultIdleWindow, negative: off).
 	IdleWindow time.Duration
+	// ReversalHold is how long a written capacity is protected against
+	// being moved back (step_reversal_hold.go; 0 or negative: off).
+	ReversalHold time.Duration
 	// Guarantees are the admin's bands (Config.Bands).
 	Guarantees GuaranteeBands
 	// RMVersion is the ResourceManager's hadoopVersion (/cluster/info):
@@ -84,6 +87,13 @@ type PSDecider struct {
 	homes   homesSince
 	// recent is when each leaf last had demand (lendIdleStep).
 	recent recentDemand
+	// CheckStepWrites makes Decide fail when a step changes a part of the
+	// state its contract (step_contracts.go) does not declare. Tests and
+	// experiments only: it prints the whole state after every step.
+	CheckStepWrites bool
+
+	// moves are the live capacities' last moves (reversalHoldStep).
+	moves capMoves
 }
 
 type tableRates struct{ t *calibrate.Table }
