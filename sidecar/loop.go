@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"sync"
 	"time"
 
@@ -100,24 +101,16 @@ type CycleReport struct {
 	Spark []sparkobs.AppView
 	// Finished are the jobs the learner read as finished this cycle, with
 	// the RM's start and finish times (nil without a FinishedReporter).
-	Finished []FinishedJob
+	Finished []learn.FinishedJob
 	// TypeSplits are node types whose hosts run a class at two speeds
 	// (nil without a TypeSplitReporter).
 	TypeSplits []calibrate.TypeSplit
 }
 
-// FinishedJob is a finished job's start and finish as YARN recorded them
-// (the RM's or JobHistory's startedTime and finishedTime).
-type FinishedJob struct {
-	AppID    string
-	Started  time.Time
-	Finished time.Time
-}
-
 // FinishedReporter is a Learner that says which jobs its last Learn read
 // as finished, so the report times them by YARN's clock.
 type FinishedReporter interface {
-	LastFinished() []FinishedJob
+	LastFinished() []learn.FinishedJob
 }
 
 // UnreadableReporter is a Learner that keeps jobs it could not read.
@@ -195,7 +188,7 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 		if f, ok := l.Learner.(FinishedReporter); ok {
 			rep.Finished = f.LastFinished()
 		}
-		if t, ok := l.Learner.(TypeSplitReporter); ok {
+		if t, ok := l.Learner.(learn.TypeSplitReporter); ok {
 			rep.TypeSplits = t.TypeSplits()
 		}
 		if u, ok := l.Learner.(UnreadableReporter); ok {
@@ -219,7 +212,7 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	}
 	rep.Decision = dec
 	rep.Preemption = dec.Preemption
-	if t, ok := l.Learner.(PredictionTracker); ok {
+	if t, ok := l.Learner.(learn.PredictionTracker); ok {
 		// Learning, not acting: dry-run keeps it too.
 		if err := t.Track(snap.Time, dec.Deadlines); err != nil {
 			log.Warn("prediction tracking failed", "error", err)

@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"fmt"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"maps"
 	"slices"
 	"sort"
@@ -203,11 +204,11 @@ func startedTimes(snap cluster.Snapshot) map[string]time.Time {
 // and finish times, whether the sidecar still counts them running (the
 // learner read them after this cycle's observe) or already finished. New
 // values only where something changes (readers hold the old ones).
-func timeFinished(seen map[string]SeenJob, finished []SeenJob, fin []FinishedJob) (map[string]SeenJob, []SeenJob) {
+func timeFinished(seen map[string]SeenJob, finished []SeenJob, fin []learn.FinishedJob) (map[string]SeenJob, []SeenJob) {
 	if len(fin) == 0 {
 		return seen, finished
 	}
-	byID := make(map[string]FinishedJob, len(fin))
+	byID := make(map[string]learn.FinishedJob, len(fin))
 	for _, f := range fin {
 		byID[f.AppID] = f
 	}
@@ -382,7 +383,7 @@ func cycleWarnings(rep CycleReport, queues []QueueStatus) []string {
 			out = append(out, fmt.Sprintf("queue %s is at the high edge of its band (%.1f%% of parent, band %.1f–%.1f%%)", name, q.Capacity, ptr(q.BandLow), *q.BandHigh))
 		}
 	}
-	out = append(out, NodeTypeHints(rep.TypeSplits)...)
+	out = append(out, learn.NodeTypeHints(rep.TypeSplits)...)
 	if rep.Err != nil {
 		out = append(out, "last cycle failed: "+rep.Err.Error())
 	}

@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"errors"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"strings"
 	"testing"
 	"time"
@@ -202,7 +203,7 @@ func TestRecordTimesJobsByYARN(t *testing.T) {
 				}
 				rep.Decision.Jobs = jobs
 				if n == tc.readAt {
-					rep.Finished = []FinishedJob{{AppID: "a1", Started: started, Finished: finish}}
+					rep.Finished = []learn.FinishedJob{{AppID: "a1", Started: started, Finished: finish}}
 				}
 				RecordCycle(b, rep)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/rmadmin"
@@ -24,9 +25,9 @@ type deps struct {
 	Client   *yarn.Client
 	Observer sidecar.Observer
 	ConfAPI  sidecar.ConfAPI
-	Learner  *sidecar.HistoryLearner
+	Learner  *learn.HistoryLearner
 	// Spark learns from Spark apps too (nil when spark.enabled is off).
-	Spark   *sidecar.SparkLearner
+	Spark   *learn.SparkLearner
 	Decider sidecar.Decider
 	Rules   func(cluster.Snapshot) sidecar.SafetyRules
 	Store   *calibrate.Store
@@ -146,7 +147,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, erro
 		store.Close()
 		return nil, err
 	}
-	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key, ReadOnly: readOnly,
+	learner := &learn.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key, ReadOnly: readOnly,
 		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery,
 		Log: log.Named("calibrate")}
 	if err := learner.Refresh(); err != nil {

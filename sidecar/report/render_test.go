@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -253,7 +254,7 @@ func TestRenderSeenJobsTimedByYARN(t *testing.T) {
 	rep.Decision.Jobs = []sidecar.JobStatus{{AppID: "a1", Queue: "root.a", Class: "sort"}}
 	sidecar.RecordCycle(b, rep)
 	rep = cycle(2)
-	rep.Finished = []sidecar.FinishedJob{{AppID: "a1", Started: t0.Add(-11 * time.Minute), Finished: t0.Add(time.Minute)}}
+	rep.Finished = []learn.FinishedJob{{AppID: "a1", Started: t0.Add(-11 * time.Minute), Finished: t0.Add(time.Minute)}}
 	sidecar.RecordCycle(b, rep)
 
 	var buf bytes.Buffer

@@ -13,6 +13,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
@@ -386,7 +387,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		return nil, err
 	}
 	defer store.Close()
-	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: calibrate.ClassKey("tag"), RecomputeEvery: 5 * time.Minute}
+	learner := &learn.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: calibrate.ClassKey("tag"), RecomputeEvery: 5 * time.Minute}
 	if err := learner.Refresh(); err != nil {
 		return nil, err
 	}
@@ -581,7 +582,7 @@ func floorRow(name, kind, answers, rmShare, spread string, fl Measured, flRM rmR
 // scaleDecider is the daemon's decider (sidecar.NewDecider on the default
 // config, the slot read from the cluster) with 50 Monte-Carlo draws per job
 // instead of 2,000, so the cycle's time is the plan's and not the sampler's.
-func scaleDecider(learner *sidecar.HistoryLearner, classifier calibrate.Classifier) *sidecar.PSDecider {
+func scaleDecider(learner *learn.HistoryLearner, classifier calibrate.Classifier) *sidecar.PSDecider {
 	cfg, _ := sidecar.ParseConfig(nil)
 	return sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier,
 		Sizer: &sidecar.SlotSizer{}, Samples: 50})

@@ -18,6 +18,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/rmadmin"
@@ -215,8 +216,8 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	for _, r := range cfg.NodeTypes {
 		classifier.Rules = append(classifier.Rules, calibrate.NodeTypeRule{Name: r.Name, Label: r.Label, HostPattern: r.HostPattern, MinGPUs: r.MinGPUs})
 	}
-	learnerFor := func(client *yarn.Client) *sidecar.HistoryLearner {
-		return &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
+	learnerFor := func(client *yarn.Client) *learn.HistoryLearner {
+		return &learn.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
 			Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: referenceOf(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery}
 	}
 
@@ -381,7 +382,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 			}
 		},
 	}
-	if sl, ok := loopLearner.(*sidecar.SparkLearner); ok { // as the daemon wires it
+	if sl, ok := loopLearner.(*learn.SparkLearner); ok { // as the daemon wires it
 		loop.Decider.(*sidecar.PSDecider).Outlooks = sl.Outlooks
 	}
 	if o.Labels || cfg.Safety.AllowNodeLabelChanges {

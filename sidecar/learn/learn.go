@@ -1,4 +1,4 @@
-package sidecar
+package learn
 
 import (
 	"context"
@@ -313,4 +313,12 @@ func (h *HistoryLearner) Table() *calibrate.Table {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return h.table
+}
+
+// FinishedJob is a finished job's start and finish as YARN recorded them
+// (the RM's or JobHistory's startedTime and finishedTime).
+type FinishedJob struct {
+	AppID    string
+	Started  time.Time
+	Finished time.Time
 }

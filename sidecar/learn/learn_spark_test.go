@@ -1,4 +1,4 @@
-package sidecar_test
+package learn_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/rmweb"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
@@ -52,7 +52,7 @@ func TestSparkLearnerOnMiniCluster(t *testing.T) {
 	}
 	classifier := calibrate.Classifier{Rules: []calibrate.NodeTypeRule{{Name: "cpu-old", HostPattern: "cpu-old-*"},
 		{Name: "cpu-new", HostPattern: "cpu-new-*"}, {Name: "gpu", HostPattern: "gpu-*"}}}
-	l := &sidecar.SparkLearner{HistoryLearner: &sidecar.HistoryLearner{Source: yc, Store: store, Classifier: classifier, ClassKey: "tag"},
+	l := &learn.SparkLearner{HistoryLearner: &learn.HistoryLearner{Source: yc, Store: store, Classifier: classifier, ClassKey: "tag"},
 		Spark: sparkobs.New(spc, nil), Budget: 20}
 	ctx := context.Background()
 	nodes, err := yc.Nodes(ctx)
