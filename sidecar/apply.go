@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/yarn-sidecar/yarn-sidecar/internal/killpoint"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -108,7 +109,7 @@ type Outcome struct {
 	Result        Result
 	VersionBefore int64
 	VersionAfter  int64
-	Priorities    []PriorityChange // effective values after the PUTs
+	Priorities    []plan.PriorityChange // effective values after the PUTs
 	// Validation and ValidationReason: the path taken before the PUT, as in
 	// the audit record.
 	Validation       ValidationPath
@@ -124,7 +125,7 @@ type Outcome struct {
 // read back and compare → on error or mismatch, restore the previous
 // configuration. Then app priorities. One audit line whatever happens; it
 // names the validation path taken and why.
-func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error) {
+func (a *Applier) Apply(ctx context.Context, plan *plan.Plan) (out Outcome, err error) {
 	a.cycle++
 	log := a.logger()
 	entry := AuditEntry{Time: a.now(), Cycle: a.cycle, Mode: a.Mode, User: a.User,
@@ -193,7 +194,7 @@ func (a *Applier) Apply(ctx context.Context, plan *Plan) (out Outcome, err error
 	return out, err
 }
 
-func (a *Applier) applyMutation(ctx context.Context, plan *Plan, entry *AuditEntry, log hclog.Logger) (Result, int64, error) {
+func (a *Applier) applyMutation(ctx context.Context, plan *plan.Plan, entry *AuditEntry, log hclog.Logger) (Result, int64, error) {
 	if g, ok := a.API.(WriteGate); ok {
 		if err := g.CanWrite(ctx); err != nil {
 			return ResultRefused, plan.ConfVersion, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -131,8 +132,8 @@ func twoQueueConf() schedconf.Conf {
 	}
 }
 
-func gpuTargets(crypto, sort float64) map[string]QueueTarget {
-	return map[string]QueueTarget{
+func gpuTargets(crypto, sort float64) map[string]plan.QueueTarget {
+	return map[string]plan.QueueTarget{
 		"root.crypto": {Capacity: map[string]float64{"gpu": crypto}, Reason: "crypto runs 2.0x faster on gpu"},
 		"root.sort":   {Capacity: map[string]float64{"gpu": sort}, Reason: "sort loses nothing: 1.0x on both"},
 	}
@@ -163,9 +164,9 @@ func readAudit(t *testing.T, path string) []AuditEntry {
 	return es
 }
 
-func planFor(t *testing.T, rm *fakeRM, targets map[string]QueueTarget) *Plan {
+func planFor(t *testing.T, rm *fakeRM, targets map[string]plan.QueueTarget) *plan.Plan {
 	t.Helper()
-	p, err := BuildPlan(time.Unix(0, 0), rm.conf.Clone(), rm.version, targets, SafetyRules{MaxStepPercent: 100})
+	p, err := plan.BuildPlan(time.Unix(0, 0), rm.conf.Clone(), rm.version, targets, plan.SafetyRules{MaxStepPercent: 100})
 	if err != nil {
 		t.Fatalf("BuildPlan: %v", err)
 	}
@@ -176,8 +177,8 @@ func TestApplySafetyRules(t *testing.T) {
 	cases := []struct {
 		name     string
 		setup    func(*fakeRM)
-		targets  map[string]QueueTarget
-		edit     func(*Plan) // tamper with the plan (e.g. an invalid mutation)
+		targets  map[string]plan.QueueTarget
+		edit     func(*plan.Plan) // tamper with the plan (e.g. an invalid mutation)
 		result   Result
 		errCheck func(error) bool
 		changed  bool // the live conf ends with the plan applied
@@ -186,7 +187,7 @@ func TestApplySafetyRules(t *testing.T) {
 		{name: "applied and verified", targets: gpuTargets(80, 20), result: ResultApplied, changed: true, puts: 1,
 			errCheck: func(err error) bool { return err == nil }},
 		{name: "local validation rejects a bad sum", targets: gpuTargets(80, 20),
-			edit: func(p *Plan) {
+			edit: func(p *plan.Plan) {
 				p.Mutation.UpdateQueue = append(p.Mutation.UpdateQueue, schedconf.QueueUpdate{Queue: "root.sort", Params: map[string]string{"accessible-node-labels.gpu.capacity": "30"}})
 			},
 			result: ResultRejected, errCheck: func(err error) bool { var r *RejectedError; return errors.As(err, &r) && r.Stage == "local" }},
@@ -333,19 +334,19 @@ func TestCancelBeforePutChangesNothing(t *testing.T) {
 
 func TestBuildPlanReasonsAndLimits(t *testing.T) {
 	rm := &fakeRM{conf: twoQueueConf(), version: 1}
-	plan, err := BuildPlan(time.Unix(0, 0), rm.conf, 1, gpuTargets(100, 0), SafetyRules{MaxStepPercent: 25, HysteresisPercent: 2})
+	pl, err := plan.BuildPlan(time.Unix(0, 0), rm.conf, 1, gpuTargets(100, 0), plan.SafetyRules{MaxStepPercent: 25, HysteresisPercent: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Changes) != 2 {
-		t.Fatalf("changes %+v", plan.Changes)
+	if len(pl.Changes) != 2 {
+		t.Fatalf("changes %+v", pl.Changes)
 	}
-	for _, c := range plan.Changes {
+	for _, c := range pl.Changes {
 		if !c.Limited || c.Reason == "" {
 			t.Errorf("change %+v: want limited with a reason", c)
 		}
 	}
-	next, err := rm.conf.Apply(plan.Mutation)
+	next, err := rm.conf.Apply(pl.Mutation)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +357,7 @@ func TestBuildPlanReasonsAndLimits(t *testing.T) {
 	if err := schedconf.Validate(next); err != nil {
 		t.Fatalf("planned conf invalid: %v", err)
 	}
-	if _, err := BuildPlan(time.Unix(0, 0), rm.conf, 1, map[string]QueueTarget{"root.nope": {}}, SafetyRules{}); err == nil {
+	if _, err := plan.BuildPlan(time.Unix(0, 0), rm.conf, 1, map[string]plan.QueueTarget{"root.nope": {}}, plan.SafetyRules{}); err == nil {
 		t.Fatal("want an error for an unknown queue")
 	}
 }
@@ -377,15 +378,15 @@ func rejectAllButIdentity(live schedconf.Conf) func(schedconf.Mutation) error {
 // (issue 32): the queue, the unmeasured partition, its containers.
 func TestAuditRecordsCalibrationExposure(t *testing.T) {
 	rm := &fakeRM{conf: twoQueueConf(), version: 3}
-	plan := planFor(t, rm, gpuTargets(80, 20))
-	plan.Calibrations = []CalibrationExposure{{Queue: "root.a", Partition: "gpu", Containers: 12}}
+	pl := planFor(t, rm, gpuTargets(80, 20))
+	pl.Calibrations = []plan.CalibrationExposure{{Queue: "root.a", Partition: "gpu", Containers: 12}}
 	a, auditPath := newApplier(t, &DryRunAPI{Inner: rm})
 	a.Mode = ModeDryRun
-	if _, err := a.Apply(context.Background(), plan); err != nil {
+	if _, err := a.Apply(context.Background(), pl); err != nil {
 		t.Fatal(err)
 	}
 	e := readAudit(t, auditPath)
-	if len(e) != 1 || len(e[0].Calibrations) != 1 || e[0].Calibrations[0] != plan.Calibrations[0] {
-		t.Fatalf("audit: %+v, want the calibration exposure %+v", e, plan.Calibrations)
+	if len(e) != 1 || len(e[0].Calibrations) != 1 || e[0].Calibrations[0] != pl.Calibrations[0] {
+		t.Fatalf("audit: %+v, want the calibration exposure %+v", e, pl.Calibrations)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
 // Result is the outcome of one apply attempt, as recorded in the audit log.
@@ -32,20 +33,20 @@ const (
 // AuditEntry is one line of the append-only audit log (JSON lines): who
 // changed what, why, from which version to which (USER-ASKS #7).
 type AuditEntry struct {
-	Time          time.Time         `json:"time"`
-	Cycle         int64             `json:"cycle"`
-	Mode          Mode              `json:"mode"`
-	User          string            `json:"user,omitempty"`
-	RM            string            `json:"rm,omitempty"`
-	VersionBefore int64             `json:"versionBefore"`
-	VersionAfter  int64             `json:"versionAfter"`
-	Before        map[string]string `json:"before,omitempty"` // changed properties, old values ("" = unset)
-	After         map[string]string `json:"after,omitempty"`  // changed properties, new values
-	Priorities    []PriorityChange  `json:"priorities,omitempty"`
-	Reasons       []string          `json:"reasons,omitempty"`
+	Time          time.Time             `json:"time"`
+	Cycle         int64                 `json:"cycle"`
+	Mode          Mode                  `json:"mode"`
+	User          string                `json:"user,omitempty"`
+	RM            string                `json:"rm,omitempty"`
+	VersionBefore int64                 `json:"versionBefore"`
+	VersionAfter  int64                 `json:"versionAfter"`
+	Before        map[string]string     `json:"before,omitempty"` // changed properties, old values ("" = unset)
+	After         map[string]string     `json:"after,omitempty"`  // changed properties, new values
+	Priorities    []plan.PriorityChange `json:"priorities,omitempty"`
+	Reasons       []string              `json:"reasons,omitempty"`
 	// Calibrations is the exposure of each calibration move the entry
 	// writes: the queue, the unmeasured partition, its containers.
-	Calibrations []CalibrationExposure `json:"calibrations,omitempty"`
+	Calibrations []plan.CalibrationExposure `json:"calibrations,omitempty"`
 	// Validation is the path taken before the PUT: "rm" (the RM's
 	// validate accepted it) or "local-only" (the RM cannot validate; only
 	// the sidecar's checks ran, and the RM validated the PUT itself).

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/yarn-sidecar/yarn-sidecar/internal/killpoint"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/csxml"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/rmadmin"
@@ -146,7 +147,7 @@ func (f *FileRefresher) restore(ctx context.Context, prev []byte, mode os.FileMo
 // fileDiffers reports the first capacity on which the file and what the RM
 // runs (live: AnyStore's overlay) disagree.
 func fileDiffers(file, live schedconf.Conf) (key, fileValue, running string, differs bool) {
-	for _, k := range sortedKeys(file) {
+	for _, k := range plan.SortedKeys(file) {
 		if isCapacityKey(k) && !sameCapacity(file[k], live[k]) {
 			return k, file[k], live[k], true
 		}

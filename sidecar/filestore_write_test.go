@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	rmadminsrv "github.com/yarn-sidecar/yarn-sidecar/testenv/rmadmin"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
@@ -44,7 +45,7 @@ func fileStoreApplier(t *testing.T, c *sim.FileStoreCluster, wrap func(sidecar.R
 }
 
 // plan60 plans crypto 60 / sort 40 in the default partition of lee-gpu.
-func plan60(t *testing.T, api *sidecar.AnyStore) *sidecar.Plan {
+func plan60(t *testing.T, api *sidecar.AnyStore) *plan.Plan {
 	t.Helper()
 	ctx := context.Background()
 	live, err := api.SchedulerConf(ctx)
@@ -55,8 +56,8 @@ func plan60(t *testing.T, api *sidecar.AnyStore) *sidecar.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := sidecar.BuildPlan(time.Now(), live, v, map[string]sidecar.QueueTarget{
-		"root.crypto": {Capacity: map[string]float64{"": 60}}, "root.sort": {Capacity: map[string]float64{"": 40}}}, sidecar.SafetyRules{MaxStepPercent: 100})
+	p, err := plan.BuildPlan(time.Now(), live, v, map[string]plan.QueueTarget{
+		"root.crypto": {Capacity: map[string]float64{"": 60}}, "root.sort": {Capacity: map[string]float64{"": 40}}}, plan.SafetyRules{MaxStepPercent: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,8 +212,8 @@ func TestFileStoreHASkipsTheStandby(t *testing.T) {
 	api.Writer.(*sidecar.FileRefresher).AdminAddrs = []string{standby.Addr()}
 	live, _ := api.SchedulerConf(context.Background())
 	v, _ := api.ConfVersion(context.Background())
-	back, err := sidecar.BuildPlan(time.Now(), live, v, map[string]sidecar.QueueTarget{
-		"root.crypto": {Capacity: map[string]float64{"": 50}}, "root.sort": {Capacity: map[string]float64{"": 50}}}, sidecar.SafetyRules{MaxStepPercent: 100})
+	back, err := plan.BuildPlan(time.Now(), live, v, map[string]plan.QueueTarget{
+		"root.crypto": {Capacity: map[string]float64{"": 50}}, "root.sort": {Capacity: map[string]float64{"": 50}}}, plan.SafetyRules{MaxStepPercent: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

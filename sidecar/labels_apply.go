@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -223,12 +224,12 @@ func (a *Applier) grantLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 	if at.IsZero() {
 		at = a.now()
 	}
-	plan := &Plan{Time: at, ConfVersion: version, Mutation: m, Base: base, Desired: desired, Reasons: ch.Reasons}
+	pl := &plan.Plan{Time: at, ConfVersion: version, Mutation: m, Base: base, Desired: desired, Reasons: ch.Reasons}
 	before, after := changedProps(base, desired)
 	for k := range after {
-		plan.Changes = append(plan.Changes, Change{Property: k, From: before[k], To: after[k], Reason: "access to a new partition"})
+		pl.Changes = append(pl.Changes, plan.Change{Property: k, From: before[k], To: after[k], Reason: "access to a new partition"})
 	}
-	sort.Slice(plan.Changes, func(i, j int) bool { return plan.Changes[i].Property < plan.Changes[j].Property })
-	out, err := a.Apply(ctx, plan)
+	sort.Slice(pl.Changes, func(i, j int) bool { return pl.Changes[i].Property < pl.Changes[j].Property })
+	out, err := a.Apply(ctx, pl)
 	return out.Result, err
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/affinity"
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
@@ -410,20 +411,20 @@ func TestBandsWhereTheAdminPromisedNothing(t *testing.T) {
 	g := GuaranteeConfig{Min: 0.25, Max: 4}
 	cases := []struct {
 		queue, part string
-		want        Band
+		want        plan.Band
 	}{
-		{"root.a", "", Band{15, 100}},    // admin 60%: 0.25×–4×, capped at 100
-		{"root.b", "", Band{10, 100}},    // admin 40%
-		{"root.a", "ssd", Band{25, 100}}, // admin 100% of ssd
-		{"root.b", "ssd", Band{0, 100}},  // ssd existed, b had no capacity there
-		{"root.b", "gpu", Band{0, 100}},  // gpu created by the sidecar
+		{"root.a", "", plan.Band{Lo: 15, Hi: 100}},
+		{"root.b", "", plan.Band{Lo: 10, Hi: 100}},
+		{"root.a", "ssd", plan.Band{Lo: 25, Hi: 100}},
+		{"root.b", "ssd", plan.Band{Lo: 0, Hi: 100}},
+		{"root.b", "gpu", plan.Band{Lo: 0, Hi: 100}},
 	}
 	for _, c := range cases {
 		if got := BandOfSeen(g, seen[seenKey(c.queue, c.part)]); got != c.want {
 			t.Errorf("%s in %q: band %v, want %v (seen %+v)", c.queue, c.part, got, c.want, seen[seenKey(c.queue, c.part)])
 		}
 	}
-	if got := BandOfSeen(GuaranteeConfig{Min: 0.25, Max: 4, Pinned: true}, seen[seenKey("root.b", "gpu")]); got != (Band{0, 0}) {
+	if got := BandOfSeen(GuaranteeConfig{Min: 0.25, Max: 4, Pinned: true}, seen[seenKey("root.b", "gpu")]); got != (plan.Band{Lo: 0, Hi: 0}) {
 		t.Errorf("pinned queue without an admin value: band %v, want [0, 0]", got)
 	}
 }

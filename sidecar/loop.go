@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"sync"
 	"time"
 
@@ -13,6 +12,8 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -28,8 +29,8 @@ type Observer interface {
 // Decision is what the decide step returns for one snapshot: queue targets
 // for BuildPlan, app priorities, and what it predicted (for reports).
 type Decision struct {
-	Targets    map[string]QueueTarget
-	Priorities []PriorityChange
+	Targets    map[string]plan.QueueTarget
+	Priorities []plan.PriorityChange
 	Predicted  map[string]float64
 	Notes      []string
 	// What the decision saw, for metrics and reports.
@@ -47,7 +48,7 @@ type Decision struct {
 	// Deadlines is the per-queue deadline report the decision used.
 	Deadlines []deadline.QueueReport
 	// Globals are scheduler-wide properties the plan needs.
-	Globals []GlobalChange
+	Globals []plan.GlobalChange
 	// Urgent are queues raised for a deadline at risk (queue → reason).
 	Urgent map[string]string
 	// SetBy names, per written value (provenanceKey: queue and property),
@@ -55,7 +56,7 @@ type Decision struct {
 	SetBy map[string]string
 	// Calibrations are the queues sent to an unmeasured partition and the
 	// containers each exposes there (psPlanStep).
-	Calibrations []CalibrationExposure
+	Calibrations []plan.CalibrationExposure
 	// Restores are queues raised back toward their guarantee or for their
 	// goal jobs (queue → reason; restoresStep).
 	Restores map[string]string
@@ -83,7 +84,7 @@ type CycleReport struct {
 	Duration time.Duration
 	Snapshot cluster.Snapshot
 	Decision Decision
-	Plan     *Plan
+	Plan     *plan.Plan
 	Outcome  Outcome
 	Err      error
 	// Preemption is what the decision's preemption step saw and did (nil:
@@ -130,7 +131,7 @@ type Loop struct {
 	Learner  Learner // may be nil
 	Decider  Decider
 	Applier  *Applier
-	Rules    func(snap cluster.Snapshot) SafetyRules
+	Rules    func(snap cluster.Snapshot) plan.SafetyRules
 	Mode     Mode
 	Log      hclog.Logger
 	Now      func() time.Time
@@ -218,13 +219,13 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 			log.Warn("prediction tracking failed", "error", err)
 		}
 	}
-	rules := SafetyRules{}
+	rules := plan.SafetyRules{}
 	if l.Rules != nil {
 		rules = l.Rules(snap)
 	}
 	rules = PreemptionRules(rules, snap, dec.Preemption)
 	rules = UrgentRules(rules, dec.Urgent)
-	plan, err := BuildPlan(snap.Time, live, snap.ConfVersion, dec.Targets, rules)
+	plan, err := plan.BuildPlan(snap.Time, live, snap.ConfVersion, dec.Targets, rules)
 	if err != nil {
 		return rep, fmt.Errorf("build plan: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/csxml"
 )
 
@@ -42,10 +43,10 @@ func (a *AnyStore) LiveFile(context.Context) (LiveFile, error) {
 // capacity-scheduler.xml, its unified diff against the live one, and the
 // commands that apply it.
 type Proposal struct {
-	Time       time.Time        `json:"time"`
-	ConfSource string           `json:"confSource,omitempty"`
-	Changes    []Change         `json:"changes"`
-	Priorities []PriorityChange `json:"priorities,omitempty"`
+	Time       time.Time             `json:"time"`
+	ConfSource string                `json:"confSource,omitempty"`
+	Changes    []plan.Change         `json:"changes"`
+	Priorities []plan.PriorityChange `json:"priorities,omitempty"`
 	// File is the live file's path; empty when the live file was rendered
 	// from the configuration the RM gave (Rendered).
 	File     string `json:"file,omitempty"`
@@ -62,7 +63,7 @@ type Proposal struct {
 // BuildProposal writes plan as a proposal against live. Only the changed
 // properties are edited (csxml.Edit); with no live file the base
 // configuration is rendered and the diff is against that rendering.
-func BuildProposal(plan *Plan, live LiveFile, fileStore bool) (Proposal, error) {
+func BuildProposal(plan *plan.Plan, live LiveFile, fileStore bool) (Proposal, error) {
 	p := Proposal{Time: plan.Time, ConfSource: plan.ConfSource, Changes: plan.Changes, Priorities: plan.Priorities, File: live.Path}
 	base := live.Data
 	if base == nil {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -88,7 +89,7 @@ func NewRateLimit(c RateConfig) *RateLimit {
 // queue back toward its guarantee or for a deadline (restoring): once a
 // queue has been squeezed for ΣPS, the move that gives it back its
 // promise must not find the hour's budget spent.
-func (r *RateLimit) Allow(now time.Time, plan *Plan) (bool, string) {
+func (r *RateLimit) Allow(now time.Time, plan *plan.Plan) (bool, string) {
 	if r == nil {
 		return true, ""
 	}
@@ -147,7 +148,7 @@ func (r *RateLimit) trim(now time.Time) {
 }
 
 // predictedGain is the plan's predicted ΣPS over what runs now, in percent.
-func predictedGain(p *Plan) (float64, bool) {
+func predictedGain(p *plan.Plan) (float64, bool) {
 	next, ok1 := p.Predicted["sum_ps"]
 	now, ok2 := p.Predicted["sum_ps_now"]
 	if !ok1 || !ok2 || now <= 0 {
@@ -158,7 +159,7 @@ func predictedGain(p *Plan) (float64, bool) {
 
 // movesHomes: the plan routes a queue to another partition or changes a
 // scheduler-wide property — never skipped for a small predicted gain.
-func movesHomes(p *Plan) bool {
+func movesHomes(p *plan.Plan) bool {
 	for _, c := range p.Changes {
 		if c.Property == "default-node-label-expression" || c.Queue == "" {
 			return true
@@ -169,7 +170,7 @@ func movesHomes(p *Plan) bool {
 
 // planTime is the time the rate limit counts in: the plan's snapshot time
 // (the cluster's clock, virtual in simulations), else the applier's.
-func planTime(p *Plan, now time.Time) time.Time {
+func planTime(p *plan.Plan, now time.Time) time.Time {
 	if p.Time.IsZero() {
 		return now
 	}
@@ -178,7 +179,7 @@ func planTime(p *Plan, now time.Time) time.Time {
 
 // raisesUrgent: the plan raises the guaranteed capacity of a queue it marks
 // urgent (a deadline at risk) in some partition.
-func raisesUrgent(p *Plan) bool {
+func raisesUrgent(p *plan.Plan) bool {
 	if p == nil {
 		return false
 	}
@@ -187,7 +188,7 @@ func raisesUrgent(p *Plan) bool {
 
 // restores: the plan raises a queue it lists in Restores, or routes one
 // (its home, set by restoresStep only when back to the admin's).
-func restores(p *Plan) bool {
+func restores(p *plan.Plan) bool {
 	if p == nil || len(p.Restores) == 0 {
 		return false
 	}
@@ -201,13 +202,13 @@ func restores(p *Plan) bool {
 
 // raisesAny: the plan raises the guaranteed capacity of a queue in queues
 // in some partition.
-func raisesAny(p *Plan, queues map[string]string) bool {
+func raisesAny(p *plan.Plan, queues map[string]string) bool {
 	if p == nil || len(queues) == 0 {
 		return false
 	}
 	for _, c := range p.Changes {
 		// capacity, not maximum-capacity: a raised ceiling reserves nothing.
-		if _, ok := queues[c.Queue]; !ok || c.Property != capacityProp(c.Partition) {
+		if _, ok := queues[c.Queue]; !ok || c.Property != plan.CapacityProp(c.Partition) {
 			continue
 		}
 		// Percentages ("45") and weights ("2.5w"); absolute resources
@@ -240,7 +241,7 @@ func relativeCapacity(raw string) (float64, bool) {
 // queue for a deadline at risk (issue 18: a 150 s goal needing 47% cannot
 // climb 25 points a cycle). The bands still hold: BuildPlan never writes
 // outside them, whatever the step limit.
-func UrgentRules(r SafetyRules, urgent map[string]string) SafetyRules {
+func UrgentRules(r plan.SafetyRules, urgent map[string]string) plan.SafetyRules {
 	if len(urgent) > 0 {
 		r.MaxStepPercent = 0 // no step limit (safety.go: 0 = none)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -44,7 +45,7 @@ func (r *RateLimit) flapGain() float64 {
 
 // reversal names the first change of the plan that undoes one written
 // within the window ("" when none). Caller holds r.mu.
-func (r *RateLimit) reversal(now time.Time, p *Plan) string {
+func (r *RateLimit) reversal(now time.Time, p *plan.Plan) string {
 	w := r.flapWindow()
 	if w < 0 || p == nil {
 		return ""
@@ -69,7 +70,7 @@ func (r *RateLimit) reversal(now time.Time, p *Plan) string {
 
 // RecordChanges notes the changes of a plan written at now, for the flap
 // guard.
-func (r *RateLimit) RecordChanges(now time.Time, p *Plan) {
+func (r *RateLimit) RecordChanges(now time.Time, p *plan.Plan) {
 	if r == nil || p == nil {
 		return
 	}
@@ -96,7 +97,7 @@ func (r *RateLimit) RecordChanges(now time.Time, p *Plan) {
 // changeSign is +1 for a raise, -1 for a cut (percentages, weights and
 // absolute resources by memory); false when either side does not parse or
 // nothing moves.
-func changeSign(c Change) (float64, bool) {
+func changeSign(c plan.Change) (float64, bool) {
 	from, ok1 := capacityNumber(c.From)
 	to, ok2 := capacityNumber(c.To)
 	if !ok1 || !ok2 || math.Abs(to-from) < 1e-9 {

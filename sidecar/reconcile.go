@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -48,7 +49,7 @@ func intentPath(auditPath string) string { return auditPath + ".pending" }
 
 // recordIntent writes the intent of a PUT about to be sent (apply mode
 // only: dry-run sends nothing), atomically: temp file, fsync, rename.
-func (a *Applier) recordIntent(plan *Plan, version int64) error {
+func (a *Applier) recordIntent(plan *plan.Plan, version int64) error {
 	if a.Mode != ModeApply || a.Audit == nil {
 		return nil
 	}

@@ -2,7 +2,6 @@ package sidecar
 
 import (
 	"fmt"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"maps"
 	"slices"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 

@@ -2,7 +2,6 @@ package sidecar
 
 import (
 	"errors"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"strings"
 	"testing"
 	"time"
@@ -10,10 +9,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
-func cycleAt(t0 time.Time, n int, gpu float64, jobs []JobStatus, plan *Plan, res Result) CycleReport {
+func cycleAt(t0 time.Time, n int, gpu float64, jobs []JobStatus, plan *plan.Plan, res Result) CycleReport {
 	return CycleReport{Cycle: int64(n), Snapshot: cluster.Snapshot{Time: t0.Add(time.Duration(n) * 30 * time.Second), RM: "rm"},
 		Decision: Decision{Jobs: jobs, Queues: []QueueStatus{
 			{Queue: "root.crypto", Partition: "", Capacity: 50, AbsCapacity: 50, AbsUsed: 10},
@@ -28,10 +29,10 @@ func TestRecordCycle(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 59, 0, 0, time.UTC)
 	b := &StatusBoard{}
 	jobs := []JobStatus{{AppID: "a1", Queue: "root.crypto", PS: 0.3, FairShare: 0.25}, {AppID: "a2", Queue: "root.crypto", PS: 0.2, FairShare: 0.25}}
-	plan := &Plan{Changes: []Change{{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "25", To: "50"}}}
-	RecordCycle(b, cycleAt(t0, 0, 25, jobs, plan, ResultApplied))
-	RecordCycle(b, cycleAt(t0, 1, 50, jobs, &Plan{Changes: []Change{{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "50", To: "75"}}}, ResultApplied))
-	idle := cycleAt(t0, 4, 75, nil, &Plan{}, ResultNoChange)
+	pl := &plan.Plan{Changes: []plan.Change{{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "25", To: "50"}}}
+	RecordCycle(b, cycleAt(t0, 0, 25, jobs, pl, ResultApplied))
+	RecordCycle(b, cycleAt(t0, 1, 50, jobs, &plan.Plan{Changes: []plan.Change{{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "50", To: "75"}}}, ResultApplied))
+	idle := cycleAt(t0, 4, 75, nil, &plan.Plan{}, ResultNoChange)
 	idle.Snapshot.Errors = []cluster.LoadError{{What: "app application_1_0002 tasks", Err: "timeout"}}
 	idle.Err = errors.New("boom")
 	RecordCycle(b, idle)
@@ -246,7 +247,7 @@ func TestMarkPinned(t *testing.T) {
 // that validated nothing.
 func TestRecordValidationPath(t *testing.T) {
 	b := &StatusBoard{}
-	rep := cycleAt(time.Unix(0, 0), 1, 25, nil, &Plan{Changes: []Change{{Queue: "root.crypto", Property: "capacity", From: "50", To: "40"}}}, ResultApplied)
+	rep := cycleAt(time.Unix(0, 0), 1, 25, nil, &plan.Plan{Changes: []plan.Change{{Queue: "root.crypto", Property: "capacity", From: "50", To: "40"}}}, ResultApplied)
 	rep.Outcome.Validation = ValidationLocalOnly
 	RecordCycle(b, rep)
 	RecordCycle(b, cycleAt(time.Unix(0, 0), 2, 25, nil, nil, ResultNoChange))
@@ -266,7 +267,7 @@ func TestDryRunsAreNotMutations(t *testing.T) {
 		{Result: ResultDryRun, Time: t0, Before: map[string]string{k: "50"}, After: map[string]string{k: "60"}},
 		{Result: ResultApplied, Time: t0.Add(time.Minute), Before: map[string]string{k: "50"}, After: map[string]string{k: "55"}},
 	})
-	change := &Plan{Changes: []Change{{Queue: "root.crypto", Property: "capacity", From: "55", To: "65"}}}
+	change := &plan.Plan{Changes: []plan.Change{{Queue: "root.crypto", Property: "capacity", From: "55", To: "65"}}}
 	RecordCycle(b, cycleAt(t0, 4, 25, nil, change, ResultDryRun))
 	RecordCycle(b, cycleAt(t0, 5, 25, nil, change, ResultDryRun))
 	st := b.Get()

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -19,10 +20,10 @@ import (
 // shieldPath is the queue path of a disable_preemption key ("" if the key
 // is another property).
 func shieldPath(key string) string {
-	if !strings.HasPrefix(key, schedconf.Prefix) || !strings.HasSuffix(key, "."+disablePreemptionProp) {
+	if !strings.HasPrefix(key, schedconf.Prefix) || !strings.HasSuffix(key, "."+plan.DisablePreemptionProp) {
 		return ""
 	}
-	return strings.TrimSuffix(strings.TrimPrefix(key, schedconf.Prefix), "."+disablePreemptionProp)
+	return strings.TrimSuffix(strings.TrimPrefix(key, schedconf.Prefix), "."+plan.DisablePreemptionProp)
 }
 
 // Shield is one disable_preemption=true this sidecar set and YARN still

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
@@ -148,11 +149,11 @@ type PSPoint struct {
 
 // PlanRecord is one cycle's plan and what became of it.
 type PlanRecord struct {
-	Time    time.Time `json:"time"`
-	Result  Result    `json:"result"`
-	Changes []Change  `json:"changes"`
-	Reasons []string  `json:"reasons"`
-	Error   string    `json:"error,omitempty"`
+	Time    time.Time     `json:"time"`
+	Result  Result        `json:"result"`
+	Changes []plan.Change `json:"changes"`
+	Reasons []string      `json:"reasons"`
+	Error   string        `json:"error,omitempty"`
 }
 
 // Status is what metrics and reports show: the latest cycle plus a bounded

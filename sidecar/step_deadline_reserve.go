@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
 // deadlineReserveStep holds, in each queue's planned guarantee, the
@@ -158,7 +159,7 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 				want[qp.Path] = v
 			}
 		}
-		lifted := applyFloors(want, floors)
+		lifted := plan.ApplyFloors(want, floors)
 		for i := range s.Plan.Queues {
 			qp := &s.Plan.Queues[i]
 			v, ok := lifted[qp.Path]

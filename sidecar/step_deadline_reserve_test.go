@@ -10,6 +10,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -129,18 +130,18 @@ func TestRaisesUrgent(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		urgent  map[string]string
-		changes []Change
+		changes []plan.Change
 		want    bool
 	}{
-		{"raise of an urgent queue", urgent, []Change{{Queue: "root.a", Property: "capacity", From: "20", To: "45"}}, true},
-		{"raise of an urgent queue in a label", urgent, []Change{{Queue: "root.a", Partition: "gpu", Property: "accessible-node-labels.gpu.capacity", From: "1w", To: "2.5w"}}, true},
-		{"cut of an urgent queue", urgent, []Change{{Queue: "root.a", Property: "capacity", From: "45", To: "20"}}, false},
-		{"raise of another queue", urgent, []Change{{Queue: "root.b", Property: "capacity", From: "20", To: "45"}}, false},
-		{"raised ceiling reserves nothing", urgent, []Change{{Queue: "root.a", Property: "maximum-capacity", From: "50", To: "100"}}, false},
-		{"absolute resources are not compared", urgent, []Change{{Queue: "root.a", Property: "capacity", From: "[memory=1024]", To: "[memory=4096]"}}, false},
-		{"no urgent queues", nil, []Change{{Queue: "root.a", Property: "capacity", From: "20", To: "45"}}, false},
+		{"raise of an urgent queue", urgent, []plan.Change{{Queue: "root.a", Property: "capacity", From: "20", To: "45"}}, true},
+		{"raise of an urgent queue in a label", urgent, []plan.Change{{Queue: "root.a", Partition: "gpu", Property: "accessible-node-labels.gpu.capacity", From: "1w", To: "2.5w"}}, true},
+		{"cut of an urgent queue", urgent, []plan.Change{{Queue: "root.a", Property: "capacity", From: "45", To: "20"}}, false},
+		{"raise of another queue", urgent, []plan.Change{{Queue: "root.b", Property: "capacity", From: "20", To: "45"}}, false},
+		{"raised ceiling reserves nothing", urgent, []plan.Change{{Queue: "root.a", Property: "maximum-capacity", From: "50", To: "100"}}, false},
+		{"absolute resources are not compared", urgent, []plan.Change{{Queue: "root.a", Property: "capacity", From: "[memory=1024]", To: "[memory=4096]"}}, false},
+		{"no urgent queues", nil, []plan.Change{{Queue: "root.a", Property: "capacity", From: "20", To: "45"}}, false},
 	} {
-		if got := raisesUrgent(&Plan{Urgent: tc.urgent, Changes: tc.changes}); got != tc.want {
+		if got := raisesUrgent(&plan.Plan{Urgent: tc.urgent, Changes: tc.changes}); got != tc.want {
 			t.Errorf("%s: raisesUrgent %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -154,7 +155,7 @@ func TestRaisesUrgent(t *testing.T) {
 // is held as before.
 func TestRateLimitUrgentException(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
-	raise := []Change{{Queue: "root.a", Property: "capacity", From: "20", To: "45"}}
+	raise := []plan.Change{{Queue: "root.a", Property: "capacity", From: "20", To: "45"}}
 	flat := map[string]float64{"sum_ps": 100, "sum_ps_now": 100} // 0% gain
 	for _, tc := range []struct {
 		name   string
@@ -173,7 +174,7 @@ func TestRateLimitUrgentException(t *testing.T) {
 		for _, d := range tc.past {
 			r.Record(t0.Add(-d))
 		}
-		p := &Plan{Changes: raise, Predicted: flat}
+		p := &plan.Plan{Changes: raise, Predicted: flat}
 		if tc.urgent {
 			p.Urgent = map[string]string{"root.a": "job j4 at risk"}
 		}
@@ -266,7 +267,7 @@ func TestMergeFloors(t *testing.T) {
 }
 
 func TestUrgentRules(t *testing.T) {
-	r := SafetyRules{MaxStepPercent: 25, HysteresisPercent: 2}
+	r := plan.SafetyRules{MaxStepPercent: 25, HysteresisPercent: 2}
 	if got := UrgentRules(r, nil); got.MaxStepPercent != 25 {
 		t.Errorf("no urgent queue: step limit %g, want 25", got.MaxStepPercent)
 	}
@@ -275,7 +276,7 @@ func TestUrgentRules(t *testing.T) {
 		t.Errorf("urgent: rules %+v, want no step limit and hysteresis kept", got)
 	}
 	// The step limit lifted, the move lands in one cycle: 5% → 47%.
-	res := LimitStep(map[string]float64{"a": 95, "b": 5}, map[string]float64{"a": 53, "b": 47}, nil, got)
+	res := plan.LimitStep(map[string]float64{"a": 95, "b": 5}, map[string]float64{"a": 53, "b": 47}, nil, got)
 	if res.Next["b"] != 47 || res.Limited {
 		t.Errorf("urgent step: %v (limited %v), want b at 47", res.Next, res.Limited)
 	}

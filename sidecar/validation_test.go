@@ -13,6 +13,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -264,14 +265,14 @@ func TestRollbackOfNewGlobalKey(t *testing.T) {
 	if _, ok := before[key]; ok {
 		t.Fatal("fixture already has the key")
 	}
-	plan := planFor(t, rm, gpuTargets(80, 20))
-	plan.SetGlobals([]GlobalChange{{Key: key, Value: "false", Reason: "labelled partition without HDFS data"}})
-	if plan.Mutation.GlobalUpdates[key] != "false" {
-		t.Fatalf("plan lacks the global: %+v", plan.Mutation)
+	pl := planFor(t, rm, gpuTargets(80, 20))
+	pl.SetGlobals([]plan.GlobalChange{{Key: key, Value: "false", Reason: "labelled partition without HDFS data"}})
+	if pl.Mutation.GlobalUpdates[key] != "false" {
+		t.Fatalf("plan lacks the global: %+v", pl.Mutation)
 	}
 	rm.corrupt = func(c schedconf.Conf) { c[schedconf.Key("root.sort", "accessible-node-labels.gpu.capacity")] = "21" }
 	a, auditPath := newApplier(t, rm)
-	out, err := a.Apply(context.Background(), plan)
+	out, err := a.Apply(context.Background(), pl)
 	if out.Result != ResultRolledBack {
 		t.Fatalf("%s %v, want rolled-back", out.Result, err)
 	}

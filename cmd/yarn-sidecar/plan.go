@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
 func init() {
@@ -107,7 +108,7 @@ type planJSON struct {
 	Validation       sidecar.ValidationPath `json:"validation,omitempty"`
 	ValidationReason string                 `json:"validationReason,omitempty"`
 	Error            string                 `json:"error,omitempty"`
-	Plan             *sidecar.Plan          `json:"plan"`
+	Plan             *plan.Plan             `json:"plan"`
 	Notes            []string               `json:"notes,omitempty"`
 	Predict          map[string]float64     `json:"predicted,omitempty"`
 }

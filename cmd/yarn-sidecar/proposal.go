@@ -9,11 +9,12 @@ import (
 	"strings"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
 // proposal writes plan as the admin would apply it, against the live
 // capacity-scheduler.xml when the sidecar can read it.
-func (d *Daemon) proposal(ctx context.Context, plan *sidecar.Plan) (*sidecar.Proposal, error) {
+func (d *Daemon) proposal(ctx context.Context, plan *plan.Plan) (*sidecar.Proposal, error) {
 	var live sidecar.LiveFile
 	if lf, ok := d.ConfAPI.(sidecar.LiveFiler); ok {
 		var err error

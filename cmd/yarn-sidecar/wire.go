@@ -15,6 +15,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/rmadmin"
@@ -29,7 +30,7 @@ type deps struct {
 	// Spark learns from Spark apps too (nil when spark.enabled is off).
 	Spark   *learn.SparkLearner
 	Decider sidecar.Decider
-	Rules   func(cluster.Snapshot) sidecar.SafetyRules
+	Rules   func(cluster.Snapshot) plan.SafetyRules
 	Store   *calibrate.Store
 	// Layouter is the node-label step (used when labels may change, and by
 	// `labels plan|apply`).
@@ -171,12 +172,12 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, erro
 		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Sizer: sizer, Config: cfg.Labels, FirstSeen: firstSeen},
 		Decider: sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier, Sizer: sizer,
 			FirstSeen: firstSeen, Preemption: guard, RMVersion: rmVersion(client, log)}),
-		Rules: func(snap cluster.Snapshot) sidecar.SafetyRules {
+		Rules: func(snap cluster.Snapshot) plan.SafetyRules {
 			floor := sidecar.FloorRule(snap, sizer.Choose(snap).Slot, cfg.Safety.FloorContainers)
 			if cfg.Safety.KeepBusyQueues {
 				floor = sidecar.MaxFloor(floor, busy.Rule(snap))
 			}
-			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
+			return plan.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
 				FloorPercent: floor}
 		}}
 	if err := wireHDFS(cfg, d, log); err != nil {

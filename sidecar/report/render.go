@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 )
 
@@ -149,7 +150,7 @@ type cycleWhy struct {
 	Time      time.Time
 	Result    sidecar.Result
 	Sentences []string
-	Changes   []sidecar.Change
+	Changes   []plan.Change
 	Error     string
 }
 

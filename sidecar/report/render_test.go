@@ -8,6 +8,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -51,7 +52,7 @@ func sampleStatus() sidecar.Status {
 			{Time: t0.Add(30 * time.Second), SumPS: 1.25, MinPS: 0.6, Bound: 1.27, Jobs: map[string]float64{"application_1_0001": 0.6},
 				Queues: qpts(75), Shares: []sidecar.QueueShare{{Queue: "root.crypto", Jobs: 1, PS: 0.6, Fair: 0.5}}}},
 		Plans: []sidecar.PlanRecord{{Time: t0, Result: sidecar.ResultApplied, Reasons: []string{"queue crypto: jobs run 2.0× on gpu vs the default partition"},
-			Changes: []sidecar.Change{
+			Changes: []plan.Change{
 				{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "25", To: "75", Limited: true, Reason: "queue crypto: jobs run 2.0× on gpu vs the default partition"},
 				{Queue: "root.crypto", Partition: "gpu", Property: "default-node-label-expression", From: "", To: "gpu", Reason: "queue crypto: jobs run 2.0× on gpu vs the default partition"},
 				{Queue: "root.sort", Property: "accessible-node-labels.gpu.capacity", From: "75", To: "25", Reason: "queue sort: idle; its share goes to the queues that need it"}}}},
@@ -201,15 +202,15 @@ func TestFmtMinutes(t *testing.T) {
 }
 
 func TestChurnCountsReversals(t *testing.T) {
-	ch := func(from, to string) sidecar.Change {
-		return sidecar.Change{Queue: "root.a", Property: "accessible-node-labels.gpu.capacity", From: from, To: to}
+	ch := func(from, to string) plan.Change {
+		return plan.Change{Queue: "root.a", Property: "accessible-node-labels.gpu.capacity", From: from, To: to}
 	}
 	plans := []sidecar.PlanRecord{
-		{Result: sidecar.ResultApplied, Changes: []sidecar.Change{ch("25", "50")}},
-		{Result: sidecar.ResultApplied, Changes: []sidecar.Change{ch("50", "25")}},  // undoes
-		{Result: sidecar.ResultRejected, Changes: []sidecar.Change{ch("25", "50")}}, // not applied: ignored
-		{Result: sidecar.ResultApplied, Changes: []sidecar.Change{ch("25", "50")}},  // undoes again
-		{Result: sidecar.ResultApplied, Changes: []sidecar.Change{ch("50", "75")}},
+		{Result: sidecar.ResultApplied, Changes: []plan.Change{ch("25", "50")}},
+		{Result: sidecar.ResultApplied, Changes: []plan.Change{ch("50", "25")}},  // undoes
+		{Result: sidecar.ResultRejected, Changes: []plan.Change{ch("25", "50")}}, // not applied: ignored
+		{Result: sidecar.ResultApplied, Changes: []plan.Change{ch("25", "50")}},  // undoes again
+		{Result: sidecar.ResultApplied, Changes: []plan.Change{ch("50", "75")}},
 	}
 	got := churn(plans)
 	if len(got) != 1 || got[0].Changes != 4 || got[0].Reversed != 2 {
@@ -282,7 +283,7 @@ func TestRenderDryRunsNoMutations(t *testing.T) {
 	b := &sidecar.StatusBoard{}
 	for n := 1; n <= 3; n++ {
 		sidecar.RecordCycle(b, sidecar.CycleReport{Cycle: int64(n), Snapshot: cluster.Snapshot{Time: t0.Add(time.Duration(n) * 30 * time.Second), RM: "rm"},
-			Plan:    &sidecar.Plan{Changes: []sidecar.Change{{Queue: "root.a", Property: "capacity", From: "50", To: "60"}}},
+			Plan:    &plan.Plan{Changes: []plan.Change{{Queue: "root.a", Property: "capacity", From: "50", To: "60"}}},
 			Outcome: sidecar.Outcome{Result: sidecar.ResultDryRun}})
 	}
 	var buf bytes.Buffer

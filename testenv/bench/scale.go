@@ -14,6 +14,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
@@ -399,8 +400,8 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		dec: scaleDecider(learner, classifier)}
 	loop := &sidecar.Loop{Observer: steps, Learner: steps, Decider: steps, Applier: &sidecar.Applier{API: api, User: "yarn-sidecar"},
 		Mode: sidecar.ModeDryRun, Now: clock,
-		Rules: func(s cluster.Snapshot) sidecar.SafetyRules {
-			return sidecar.SafetyRules{MaxStepPercent: 10, HysteresisPercent: 2, FloorPercent: sidecar.FloorRule(s, slot, 1)}
+		Rules: func(s cluster.Snapshot) plan.SafetyRules {
+			return plan.SafetyRules{MaxStepPercent: 10, HysteresisPercent: 2, FloorPercent: sidecar.FloorRule(s, slot, 1)}
 		}}
 	if err := advance(30 * time.Second); err != nil {
 		return nil, err
@@ -421,7 +422,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		return nil, err
 	}
 	planStart := time.Now()
-	plan, err := sidecar.BuildPlan(rep.Snapshot.Time, live, rep.Snapshot.ConfVersion, rep.Decision.Targets, loop.Rules(rep.Snapshot))
+	plan, err := plan.BuildPlan(rep.Snapshot.Time, live, rep.Snapshot.ConfVersion, rep.Decision.Targets, loop.Rules(rep.Snapshot))
 	if err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}

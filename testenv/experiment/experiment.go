@@ -19,6 +19,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/rmadmin"
@@ -356,8 +357,8 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		Mode:    cfg.Mode,
 		Log:     o.Log,
 		Now:     c.Now,
-		Rules: func(snap clusterSnapshot) sidecar.SafetyRules {
-			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
+		Rules: func(snap clusterSnapshot) plan.SafetyRules {
+			return plan.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
 				FloorPercent: floorRule(snap, sizer.Choose(snap).Slot, cfg, busy)}
 		},
 		OnCycle: func(rep sidecar.CycleReport) {

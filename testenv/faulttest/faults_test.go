@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/rmweb"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
@@ -62,16 +63,16 @@ func newPair(t *testing.T) *pair {
 	return p
 }
 
-// plan moves 10 points of default-partition capacity from sort to crypto.
-func plan(t *testing.T, live schedconf.Conf, version int64) *sidecar.Plan {
+// movePlan moves 10 points of default-partition capacity from sort to crypto.
+func movePlan(t *testing.T, live schedconf.Conf, version int64) *plan.Plan {
 	t.Helper()
 	desired := live.Clone()
 	a, b := schedconf.Key("root.crypto", "capacity"), schedconf.Key("root.sort", "capacity")
 	av, _ := strconv.ParseFloat(live[a], 64)
 	bv, _ := strconv.ParseFloat(live[b], 64)
 	desired[a], desired[b] = strconv.FormatFloat(av+10, 'f', -1, 64), strconv.FormatFloat(bv-10, 'f', -1, 64)
-	return &sidecar.Plan{ConfVersion: version, Base: live, Desired: desired, Mutation: schedconf.Diff(live, desired),
-		Changes: []sidecar.Change{{Queue: "root.crypto", Property: "capacity", From: live[a], To: desired[a]},
+	return &plan.Plan{ConfVersion: version, Base: live, Desired: desired, Mutation: schedconf.Diff(live, desired),
+		Changes: []plan.Change{{Queue: "root.crypto", Property: "capacity", From: live[a], To: desired[a]},
 			{Queue: "root.sort", Property: "capacity", From: live[b], To: desired[b]}}}
 }
 
@@ -94,7 +95,7 @@ func TestApplyUnderRMFaults(t *testing.T) {
 				t.Parallel()
 				p := newPair(t)
 				live, version := p.c.SchedulerConf()
-				pl := plan(t, live, version)
+				pl := movePlan(t, live, version)
 				auditPath := filepath.Join(t.TempDir(), "audit.jsonl")
 				audit, err := sidecar.OpenAuditLog(auditPath)
 				if err != nil {
@@ -182,7 +183,7 @@ func key(i int) string {
 }
 
 // same compares on the properties the plan touches.
-func same(got, want schedconf.Conf, pl *sidecar.Plan) bool {
+func same(got, want schedconf.Conf, pl *plan.Plan) bool {
 	for k := range pl.Desired {
 		if got[k] != want[k] {
 			return false

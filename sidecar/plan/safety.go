@@ -1,4 +1,4 @@
-package sidecar
+package plan
 
 import (
 	"math"
@@ -40,7 +40,7 @@ type StepResult struct {
 // by largest remainder so the sum stays exactly what it was (100 in
 // percentage mode — the Capacity Scheduler rejects anything else).
 func LimitStep(current, want, floors map[string]float64, r SafetyRules) StepResult {
-	target := applyFloors(want, floors)
+	target := ApplyFloors(want, floors)
 	maxDelta := 0.0
 	for q, w := range target {
 		maxDelta = math.Max(maxDelta, math.Abs(w-current[q]))
@@ -64,13 +64,13 @@ func LimitStep(current, want, floors map[string]float64, r SafetyRules) StepResu
 		raw[q] = c + (target[q]-c)*scale
 		total += c
 	}
-	res.Next = roundToSum(raw, round2(total))
+	res.Next = roundToSum(raw, Round2(total))
 	return res
 }
 
 // applyFloors raises every queue with a floor to it, taking the difference
 // from the queues above their floors in proportion to their excess.
-func applyFloors(want, floors map[string]float64) map[string]float64 {
+func ApplyFloors(want, floors map[string]float64) map[string]float64 {
 	out := map[string]float64{}
 	deficit := 0.0
 	for q, w := range want {
@@ -134,4 +134,4 @@ func roundToSum(v map[string]float64, sum float64) map[string]float64 {
 	return out
 }
 
-func round2(x float64) float64 { return math.Round(x*100) / 100 }
+func Round2(x float64) float64 { return math.Round(x*100) / 100 }

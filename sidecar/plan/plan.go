@@ -1,4 +1,4 @@
-package sidecar
+package plan
 
 import (
 	"fmt"
@@ -153,7 +153,7 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 			if !ok || v.Mode != schedconf.ModeAbsolute {
 				continue
 			}
-			if mode, ok := groupMode(q, part); !ok || mode != schedconf.ModeAbsolute {
+			if mode, ok := GroupMode(q, part); !ok || mode != schedconf.ModeAbsolute {
 				continue
 			}
 			groups[k] = map[string]float64{}
@@ -194,15 +194,15 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 		step.Next = keepInBands(step.Next, current, targets, k.partition)
 		encNext := nextParent(enc, desired, k.parent, k.partition)
 		values := encode(encNext, step.Next, current, parent, k.partition, encNext == enc)
-		for _, path := range sortedKeys(step.Next) {
+		for _, path := range SortedKeys(step.Next) {
 			cur, next := current[path], step.Next[path]
-			prop := capacityProp(k.partition)
+			prop := CapacityProp(k.partition)
 			if cur == next && (enc.Mode != schedconf.ModeAbsolute || values[path] == base[schedconf.Key(path, prop)]) {
 				continue // absolute children follow a moved parent even at the same share
 			}
 			from := base[schedconf.Key(path, prop)]
 			if from == "" {
-				from = formatPercent(cur)
+				from = FormatPercent(cur)
 			}
 			desired[schedconf.Key(path, prop)] = values[path]
 			plan.Changes = append(plan.Changes, Change{
@@ -213,29 +213,29 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 		}
 	}
 
-	for _, path := range sortedKeys(targets) {
+	for _, path := range SortedKeys(targets) {
 		t := targets[path]
 		q := tree.ByPath[path]
-		for _, part := range sortedKeys(t.MaxCapacity) {
+		for _, part := range SortedKeys(t.MaxCapacity) {
 			if e, ok := t.Encoding[part]; ok && e.Mode != schedconf.ModePercentage {
 				continue // maximum-capacity stays in the admin's own terms
 			}
-			prop := maxCapacityProp(part)
+			prop := MaxCapacityProp(part)
 			next := t.MaxCapacity[part]
 			// maximum-capacity may never fall below the capacity just planned.
-			if c, err := strconv.ParseFloat(desired[schedconf.Key(path, capacityProp(part))], 64); err == nil && next < c {
+			if c, err := strconv.ParseFloat(desired[schedconf.Key(path, CapacityProp(part))], 64); err == nil && next < c {
 				next = c
 			}
-			cur := maxPercentOf(q, part)
+			cur := MaxPercentOf(q, part)
 			if abs(next-cur) < rules.HysteresisPercent && next >= cur {
 				continue
 			}
 			if cur == next {
 				continue
 			}
-			desired[schedconf.Key(path, prop)] = formatPercent(next)
+			desired[schedconf.Key(path, prop)] = FormatPercent(next)
 			plan.Changes = append(plan.Changes, Change{Queue: path, Partition: part, Property: prop,
-				From: formatPercent(cur), To: formatPercent(next), Reason: t.Reason})
+				From: FormatPercent(cur), To: FormatPercent(next), Reason: t.Reason})
 		}
 		if t.AccessibleLabels != nil {
 			next := strings.Join(t.AccessibleLabels, ",")
@@ -258,21 +258,21 @@ func BuildPlan(now time.Time, base schedconf.Conf, version int64, targets map[st
 			}
 		}
 	}
-	for _, path := range sortedKeys(targets) {
+	for _, path := range SortedKeys(targets) {
 		t := targets[path]
 		if t.DisablePreemption == nil {
 			continue
 		}
-		key := schedconf.Key(path, disablePreemptionProp)
+		key := schedconf.Key(path, DisablePreemptionProp)
 		cur := base[key]
 		if *t.DisablePreemption {
 			if cur != "true" {
 				desired[key] = "true"
-				plan.Changes = append(plan.Changes, Change{Queue: path, Property: disablePreemptionProp, From: cur, To: "true", Reason: t.Reason})
+				plan.Changes = append(plan.Changes, Change{Queue: path, Property: DisablePreemptionProp, From: cur, To: "true", Reason: t.Reason})
 			}
 		} else if cur != "" {
 			delete(desired, key)
-			plan.Changes = append(plan.Changes, Change{Queue: path, Property: disablePreemptionProp, From: cur, To: "", Reason: t.Reason})
+			plan.Changes = append(plan.Changes, Change{Queue: path, Property: DisablePreemptionProp, From: cur, To: "", Reason: t.Reason})
 		}
 	}
 	plan.Desired = desired
@@ -313,7 +313,7 @@ func (p *Plan) SetGlobals(gs []GlobalChange) {
 }
 
 // capacityProp is the queue-relative property of a partition's capacity.
-func capacityProp(partition string) string {
+func CapacityProp(partition string) string {
 	if partition == "" {
 		return "capacity"
 	}
@@ -321,7 +321,7 @@ func capacityProp(partition string) string {
 }
 
 // maxCapacityProp is the queue-relative property of a partition's maximum.
-func maxCapacityProp(partition string) string {
+func MaxCapacityProp(partition string) string {
 	if partition == "" {
 		return "maximum-capacity"
 	}
@@ -330,7 +330,7 @@ func maxCapacityProp(partition string) string {
 
 // percentOf is a queue's configured percentage in a partition (0 when it is
 // unset or not in percentage mode).
-func percentOf(q *schedconf.Queue, partition string) float64 {
+func PercentOf(q *schedconf.Queue, partition string) float64 {
 	v, ok := q.Capacity[partition]
 	if !ok || v.Mode != schedconf.ModePercentage {
 		return 0
@@ -339,7 +339,7 @@ func percentOf(q *schedconf.Queue, partition string) float64 {
 }
 
 // maxPercentOf is a queue's configured maximum-capacity (100 when unset).
-func maxPercentOf(q *schedconf.Queue, partition string) float64 {
+func MaxPercentOf(q *schedconf.Queue, partition string) float64 {
 	v, ok := q.MaxCapacity[partition]
 	if !ok || v.Mode != schedconf.ModePercentage {
 		return 100
@@ -348,11 +348,11 @@ func maxPercentOf(q *schedconf.Queue, partition string) float64 {
 }
 
 // formatPercent writes a percentage the way an admin would (no trailing zeros).
-func formatPercent(v float64) string {
-	return strconv.FormatFloat(round2(v), 'f', -1, 64)
+func FormatPercent(v float64) string {
+	return strconv.FormatFloat(Round2(v), 'f', -1, 64)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+func SortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

@@ -1,4 +1,4 @@
-package sidecar
+package plan
 
 import (
 	"math"
@@ -76,7 +76,7 @@ func keepInBands(next, current map[string]float64, targets map[string]QueueTarge
 	if !ok {
 		return current // cannot fit: nothing moves
 	}
-	return roundToSum(fitted, round2(sum))
+	return roundToSum(fitted, Round2(sum))
 }
 
 // encode renders a group's next shares in its own mode (sameParent: the
@@ -93,7 +93,7 @@ func encode(enc Encoding, next, current map[string]float64, parent *schedconf.Qu
 		for q, v := range next {
 			raw[q] = v / 100 * enc.WeightSum
 		}
-		for q, w := range roundToSum(raw, round2(enc.WeightSum)) {
+		for q, w := range roundToSum(raw, Round2(enc.WeightSum)) {
 			out[q] = strconv.FormatFloat(w, 'f', -1, 64) + "w"
 		}
 	case schedconf.ModeAbsolute:
@@ -118,7 +118,7 @@ func encode(enc Encoding, next, current map[string]float64, parent *schedconf.Qu
 		}
 	default:
 		for q, v := range next {
-			out[q] = formatPercent(v)
+			out[q] = FormatPercent(v)
 		}
 	}
 	return out
@@ -148,7 +148,7 @@ func nextParent(enc Encoding, desired schedconf.Conf, parent, part string) Encod
 	if enc.Mode != schedconf.ModeAbsolute || parent == "root" {
 		return enc
 	}
-	v, err := schedconf.ParseCapacity(desired[schedconf.Key(parent, capacityProp(part))])
+	v, err := schedconf.ParseCapacity(desired[schedconf.Key(parent, CapacityProp(part))])
 	if err != nil || v.Mode != schedconf.ModeAbsolute || v.Absolute["memory"] <= 0 {
 		return enc
 	}
