@@ -12,19 +12,13 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
-
-// Observer reads one snapshot of the cluster and the live scheduler
-// configuration. The yarn client satisfies it through an adapter.
-type Observer interface {
-	Observe(ctx context.Context, now time.Time) (cluster.Snapshot, error)
-	SchedulerConf(ctx context.Context) (schedconf.Conf, error)
-}
 
 // Decision is what the decide step returns for one snapshot: queue targets
 // for BuildPlan, app priorities, and what it predicted (for reports).
@@ -85,7 +79,7 @@ type CycleReport struct {
 	Snapshot cluster.Snapshot
 	Decision Decision
 	Plan     *plan.Plan
-	Outcome  Outcome
+	Outcome  act.Outcome
 	Err      error
 	// Preemption is what the decision's preemption step saw and did (nil:
 	// no guard).
@@ -127,12 +121,12 @@ type SparkReporter interface {
 
 // Loop runs control cycles. Run it with Run; one cycle with Once.
 type Loop struct {
-	Observer Observer
+	Observer act.Observer
 	Learner  Learner // may be nil
 	Decider  Decider
-	Applier  *Applier
+	Applier  *act.Applier
 	Rules    func(snap cluster.Snapshot) plan.SafetyRules
-	Mode     Mode
+	Mode     act.Mode
 	Log      hclog.Logger
 	Now      func() time.Time
 	// OnCycle, when set, receives each cycle's report (metrics, HTML report).
@@ -140,7 +134,7 @@ type Loop struct {
 	// Labels, when set, lays out node-label partitions (CAM's flow) and
 	// LabelAPI writes them through the applier.
 	Labels   *LabelLayouter
-	LabelAPI NodeLabelAPI
+	LabelAPI act.NodeLabelAPI
 	// BlockMaps, when set, reads running jobs' HDFS block maps each cycle
 	// (cached, within a NameNode call budget) before the learner and the
 	// decision run.
@@ -201,9 +195,9 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	}
 	live, err := l.Observer.SchedulerConf(ctx)
 	if err != nil {
-		if errors.Is(err, ErrConfNotMutable) {
+		if errors.Is(err, act.ErrConfNotMutable) {
 			log.Error("refusing to act", "error", err)
-			rep.Outcome.Result = ResultRefused
+			rep.Outcome.Result = act.ResultRefused
 		}
 		return rep, fmt.Errorf("read scheduler-conf: %w", err)
 	}
@@ -224,12 +218,12 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 		rules = l.Rules(snap)
 	}
 	rules = PreemptionRules(rules, snap, dec.Preemption)
-	rules = UrgentRules(rules, dec.Urgent)
+	rules = act.UrgentRules(rules, dec.Urgent)
 	plan, err := plan.BuildPlan(snap.Time, live, snap.ConfVersion, dec.Targets, rules)
 	if err != nil {
 		return rep, fmt.Errorf("build plan: %w", err)
 	}
-	if s, ok := l.Observer.(ConfSourcer); ok {
+	if s, ok := l.Observer.(act.ConfSourcer); ok {
 		plan.ConfSource = s.ConfSource()
 	}
 	plan.SetGlobals(dec.Globals)
@@ -244,14 +238,14 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	rep.Plan = plan
 
 	if l.Applier.Validation == nil {
-		l.Applier.Validation = &RMValidation{} // shared by every cycle's copy
+		l.Applier.Validation = &act.RMValidation{} // shared by every cycle's copy
 	}
 	applier := *l.Applier // copy: the API may be swapped for dry-run
 	applier.Mode = l.Mode
-	if l.Mode != ModeApply {
-		applier.API = &DryRunAPI{Inner: l.Applier.API}
+	if l.Mode != act.ModeApply {
+		applier.API = &act.DryRunAPI{Inner: l.Applier.API}
 	}
-	applier.cycle = l.cycle - 1
+	applier.Cycle = l.cycle - 1
 	out, err := applier.Apply(ctx, plan)
 	rep.Outcome = out
 	if l.Labels != nil && l.LabelAPI != nil {

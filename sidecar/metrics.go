@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 )
 
 // Metrics are the sidecar's Prometheus metrics, registered on a registry
@@ -76,7 +77,7 @@ func NewMetrics(reg prometheus.Registerer, board *StatusBoard) (*Metrics, error)
 // ObserveCycle records one cycle's counters.
 func (m *Metrics) ObserveCycle(rep CycleReport, observeTime time.Duration) {
 	m.cycles.Inc()
-	if rep.Plan != nil && rep.Outcome.Result != "" && rep.Outcome.Result != ResultNoChange {
+	if rep.Plan != nil && rep.Outcome.Result != "" && rep.Outcome.Result != act.ResultNoChange {
 		m.planResults.WithLabelValues(string(rep.Outcome.Result)).Inc()
 	}
 	m.observeSeconds.WithLabelValues("cluster").Observe(observeTime.Seconds())

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -89,7 +90,7 @@ func TestRateLimit(t *testing.T) {
 		}
 		return p
 	}
-	r := &RateLimit{MinInterval: 2 * time.Minute, MaxPerHour: 3, MinGainPercent: 2}
+	r := &act.RateLimit{MinInterval: 2 * time.Minute, MaxPerHour: 3, MinGainPercent: 2}
 	steps := []struct {
 		at time.Duration
 		pl *plan.Plan
@@ -116,7 +117,7 @@ func TestRateLimit(t *testing.T) {
 	if n := r.PerHour(t0.Add(61 * time.Minute)); n != 3 {
 		t.Errorf("mutations in the last hour = %d, want 3", n)
 	}
-	var nilLimit *RateLimit
+	var nilLimit *act.RateLimit
 	if ok, _ := nilLimit.Allow(t0, pl(1, 1, false)); !ok {
 		t.Errorf("a nil rate limit must allow")
 	}
@@ -156,7 +157,7 @@ func TestRateLimitReserve(t *testing.T) {
 		{"cap reached: even a restoring plan waits", 12, 2, back("20", "40"), false, "max_mutations_per_hour is 12"},
 		{"no reserve: as before", 11, 0, ps, true, ""},
 	} {
-		r := &RateLimit{MaxPerHour: 12, Reserved: tc.reserved}
+		r := &act.RateLimit{MaxPerHour: 12, Reserved: tc.reserved}
 		for i := 0; i < tc.past; i++ {
 			r.Record(t0.Add(-time.Duration(tc.past-i) * time.Minute))
 		}
@@ -165,20 +166,20 @@ func TestRateLimitReserve(t *testing.T) {
 			t.Errorf("%s: Allow = %v %q, want %v (reason containing %q)", tc.name, ok, why, tc.allow, tc.reason)
 		}
 	}
-	if r := NewRateLimit(RateConfig{MaxMutationsPerHour: 12}); r.Reserved != DefaultReservedMutations {
-		t.Errorf("NewRateLimit reserves %d, want %d", r.Reserved, DefaultReservedMutations)
+	if r := act.NewRateLimit(act.RateConfig{MaxMutationsPerHour: 12}); r.Reserved != act.DefaultReservedMutations {
+		t.Errorf("NewRateLimit reserves %d, want %d", r.Reserved, act.DefaultReservedMutations)
 	}
 }
 
 func TestApplierDefersWhenRateLimited(t *testing.T) {
 	rm := &fakeRM{conf: twoQueueConf(), version: 1}
 	a, _ := newApplier(t, rm)
-	a.Mode = ModeApply
-	a.Rate = &RateLimit{MinInterval: time.Hour}
+	a.Mode = act.ModeApply
+	a.Rate = &act.RateLimit{MinInterval: time.Hour}
 	p := planFor(t, rm, gpuTargets(70, 30))
 	a.Rate.Record(p.Time.Add(-30 * time.Minute))
 	out, err := a.Apply(context.Background(), p)
-	if err != nil || out.Result != ResultDeferred {
+	if err != nil || out.Result != act.ResultDeferred {
 		t.Fatalf("result %s, err %v; want deferred", out.Result, err)
 	}
 	if rm.puts != 0 {

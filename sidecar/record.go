@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
@@ -148,9 +149,9 @@ func recordOverview(st *Status, rep CycleReport, pt *PSPoint) {
 func countMutation(st *Status, pr PlanRecord) {
 	switch {
 	case len(pr.Changes) == 0:
-	case pr.Result == ResultApplied:
+	case pr.Result == act.ResultApplied:
 		st.Mutations = countHour(st.Mutations, pr.Time)
-	case pr.Result == ResultDryRun:
+	case pr.Result == act.ResultDryRun:
 		st.DryRunPlans++
 	}
 }
@@ -253,7 +254,7 @@ func timeFinished(seen map[string]SeenJob, finished []SeenJob, fin []learn.Finis
 // SeedAdmin records the admin's guarantees from the audit log: for each
 // queue capacity property, the "before" of the first entry that changed it
 // is what the admin had configured. Call it before the first cycle.
-func SeedAdmin(b *StatusBoard, entries []AuditEntry) {
+func SeedAdmin(b *StatusBoard, entries []act.AuditEntry) {
 	b.Update(func(st *Status) {
 		m := make(map[string]float64, len(st.Admin))
 		for k, v := range st.Admin {
@@ -273,7 +274,7 @@ func SeedAdmin(b *StatusBoard, entries []AuditEntry) {
 					m[AdminKey(q, p)] = v
 				}
 			}
-			if e.Result == ResultApplied && len(e.After) > 0 {
+			if e.Result == act.ResultApplied && len(e.After) > 0 {
 				st.Mutations = countHour(st.Mutations, e.Time)
 			}
 		}
@@ -352,12 +353,12 @@ func countHour(hs []HourCount, t time.Time) []HourCount {
 }
 
 // modeOf infers the mode from an outcome when the caller did not set it.
-func modeOf(r Result) Mode {
+func modeOf(r act.Result) act.Mode {
 	switch r {
-	case ResultDryRun:
-		return ModeDryRun
-	case ResultApplied, ResultRolledBack, ResultVersionMoved:
-		return ModeApply
+	case act.ResultDryRun:
+		return act.ModeDryRun
+	case act.ResultApplied, act.ResultRolledBack, act.ResultVersionMoved:
+		return act.ModeApply
 	}
 	return ""
 }

@@ -9,17 +9,18 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
-func cycleAt(t0 time.Time, n int, gpu float64, jobs []JobStatus, plan *plan.Plan, res Result) CycleReport {
+func cycleAt(t0 time.Time, n int, gpu float64, jobs []JobStatus, plan *plan.Plan, res act.Result) CycleReport {
 	return CycleReport{Cycle: int64(n), Snapshot: cluster.Snapshot{Time: t0.Add(time.Duration(n) * 30 * time.Second), RM: "rm"},
 		Decision: Decision{Jobs: jobs, Queues: []QueueStatus{
 			{Queue: "root.crypto", Partition: "", Capacity: 50, AbsCapacity: 50, AbsUsed: 10},
 			{Queue: "root.crypto", Partition: "gpu", Capacity: gpu, AbsCapacity: gpu, AbsUsed: 40}}},
-		Plan: plan, Outcome: Outcome{Result: res}}
+		Plan: plan, Outcome: act.Outcome{Result: res}}
 }
 
 // The admin's guarantee is the first value seen and stays while the
@@ -30,15 +31,15 @@ func TestRecordCycle(t *testing.T) {
 	b := &StatusBoard{}
 	jobs := []JobStatus{{AppID: "a1", Queue: "root.crypto", PS: 0.3, FairShare: 0.25}, {AppID: "a2", Queue: "root.crypto", PS: 0.2, FairShare: 0.25}}
 	pl := &plan.Plan{Changes: []plan.Change{{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "25", To: "50"}}}
-	RecordCycle(b, cycleAt(t0, 0, 25, jobs, pl, ResultApplied))
-	RecordCycle(b, cycleAt(t0, 1, 50, jobs, &plan.Plan{Changes: []plan.Change{{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "50", To: "75"}}}, ResultApplied))
-	idle := cycleAt(t0, 4, 75, nil, &plan.Plan{}, ResultNoChange)
+	RecordCycle(b, cycleAt(t0, 0, 25, jobs, pl, act.ResultApplied))
+	RecordCycle(b, cycleAt(t0, 1, 50, jobs, &plan.Plan{Changes: []plan.Change{{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "50", To: "75"}}}, act.ResultApplied))
+	idle := cycleAt(t0, 4, 75, nil, &plan.Plan{}, act.ResultNoChange)
 	idle.Snapshot.Errors = []cluster.LoadError{{What: "app application_1_0002 tasks", Err: "timeout"}}
 	idle.Err = errors.New("boom")
 	RecordCycle(b, idle)
 
 	st := b.Get()
-	if st.Mode != ModeApply || st.Cycle != 4 || len(st.History) != 3 || len(st.Plans) != 2 {
+	if st.Mode != act.ModeApply || st.Cycle != 4 || len(st.History) != 3 || len(st.Plans) != 2 {
 		t.Fatalf("mode %q cycle %d history %d plans %d", st.Mode, st.Cycle, len(st.History), len(st.Plans))
 	}
 	if got := st.Admin[AdminKey("root.crypto", "gpu")]; got != 25 {
@@ -70,10 +71,10 @@ func TestRecordCycle(t *testing.T) {
 func TestSeedAdmin(t *testing.T) {
 	b := &StatusBoard{}
 	k := "yarn.scheduler.capacity.root.ml.accessible-node-labels.gpu.capacity"
-	SeedAdmin(b, []AuditEntry{
-		{Result: ResultApplied, Time: time.Unix(0, 0), Before: map[string]string{k: "25", "yarn.scheduler.capacity.root.ml.capacity": "30",
+	SeedAdmin(b, []act.AuditEntry{
+		{Result: act.ResultApplied, Time: time.Unix(0, 0), Before: map[string]string{k: "25", "yarn.scheduler.capacity.root.ml.capacity": "30",
 			"yarn.scheduler.capacity.root.ml.maximum-capacity": "100", "yarn.scheduler.capacity.rack-locality-full-reset": ""}, After: map[string]string{k: "40"}},
-		{Result: ResultApplied, Time: time.Unix(60, 0), Before: map[string]string{k: "40"}, After: map[string]string{k: "55"}},
+		{Result: act.ResultApplied, Time: time.Unix(60, 0), Before: map[string]string{k: "40"}, After: map[string]string{k: "55"}},
 	})
 	RecordCycle(b, CycleReport{Snapshot: cluster.Snapshot{Time: time.Unix(120, 0)}, Decision: Decision{Queues: []QueueStatus{{Queue: "root.ml", Partition: "gpu", Capacity: 55}}}})
 	st := b.Get()
@@ -117,7 +118,7 @@ func TestCapacityKeys(t *testing.T) {
 // running jobs are counted by how current their job is (job_budget).
 func TestMetricsAdminAndFair(t *testing.T) {
 	b := &StatusBoard{}
-	rep := cycleAt(time.Unix(0, 0), 1, 25, []JobStatus{{AppID: "a", Queue: "root.crypto", PS: 0.4, FairShare: 0.5}}, nil, ResultNoChange)
+	rep := cycleAt(time.Unix(0, 0), 1, 25, []JobStatus{{AppID: "a", Queue: "root.crypto", PS: 0.4, FairShare: 0.5}}, nil, act.ResultNoChange)
 	rep.Snapshot.Apps = []cluster.App{
 		{ID: "a", State: cluster.AppRunning, JobView: cluster.JobFresh},
 		{ID: "b", State: cluster.AppRunning, JobView: cluster.JobEstimated},
@@ -197,7 +198,7 @@ func TestRecordTimesJobsByYARN(t *testing.T) {
 			finish := t0.Add(40 * time.Second)
 			for n := 1; n <= 3; n++ {
 				var jobs []JobStatus
-				rep := cycleAt(t0, n, 25, nil, nil, ResultNoChange)
+				rep := cycleAt(t0, n, 25, nil, nil, act.ResultNoChange)
 				if n == 1 {
 					jobs = []JobStatus{{AppID: "a1", Queue: "root.crypto", Class: "sort"}}
 					rep.Snapshot.Apps = []cluster.App{{ID: "a1", StartedTime: started}}
@@ -226,7 +227,7 @@ func TestRecordTimesJobsByYARN(t *testing.T) {
 
 func TestMarkPinned(t *testing.T) {
 	b := &StatusBoard{}
-	RecordCycle(b, cycleAt(time.Unix(0, 0), 1, 25, nil, nil, ResultNoChange))
+	RecordCycle(b, cycleAt(time.Unix(0, 0), 1, 25, nil, nil, act.ResultNoChange))
 	before := b.Get()
 	MarkPinned(b, map[string]QueueConfig{"root.crypto": {Pinned: true}, "root.other": {Weight: 2}})
 	st := b.Get()
@@ -247,10 +248,10 @@ func TestMarkPinned(t *testing.T) {
 // that validated nothing.
 func TestRecordValidationPath(t *testing.T) {
 	b := &StatusBoard{}
-	rep := cycleAt(time.Unix(0, 0), 1, 25, nil, &plan.Plan{Changes: []plan.Change{{Queue: "root.crypto", Property: "capacity", From: "50", To: "40"}}}, ResultApplied)
-	rep.Outcome.Validation = ValidationLocalOnly
+	rep := cycleAt(time.Unix(0, 0), 1, 25, nil, &plan.Plan{Changes: []plan.Change{{Queue: "root.crypto", Property: "capacity", From: "50", To: "40"}}}, act.ResultApplied)
+	rep.Outcome.Validation = act.ValidationLocalOnly
 	RecordCycle(b, rep)
-	RecordCycle(b, cycleAt(time.Unix(0, 0), 2, 25, nil, nil, ResultNoChange))
+	RecordCycle(b, cycleAt(time.Unix(0, 0), 2, 25, nil, nil, act.ResultNoChange))
 	if got := b.Get().ValidationPath; got != "local-only" {
 		t.Errorf("validation path = %q, want local-only", got)
 	}
@@ -263,13 +264,13 @@ func TestDryRunsAreNotMutations(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	k := "yarn.scheduler.capacity.root.crypto.capacity"
 	b := &StatusBoard{}
-	SeedAdmin(b, []AuditEntry{
-		{Result: ResultDryRun, Time: t0, Before: map[string]string{k: "50"}, After: map[string]string{k: "60"}},
-		{Result: ResultApplied, Time: t0.Add(time.Minute), Before: map[string]string{k: "50"}, After: map[string]string{k: "55"}},
+	SeedAdmin(b, []act.AuditEntry{
+		{Result: act.ResultDryRun, Time: t0, Before: map[string]string{k: "50"}, After: map[string]string{k: "60"}},
+		{Result: act.ResultApplied, Time: t0.Add(time.Minute), Before: map[string]string{k: "50"}, After: map[string]string{k: "55"}},
 	})
 	change := &plan.Plan{Changes: []plan.Change{{Queue: "root.crypto", Property: "capacity", From: "55", To: "65"}}}
-	RecordCycle(b, cycleAt(t0, 4, 25, nil, change, ResultDryRun))
-	RecordCycle(b, cycleAt(t0, 5, 25, nil, change, ResultDryRun))
+	RecordCycle(b, cycleAt(t0, 4, 25, nil, change, act.ResultDryRun))
+	RecordCycle(b, cycleAt(t0, 5, 25, nil, change, act.ResultDryRun))
 	st := b.Get()
 	if len(st.Mutations) != 1 || st.Mutations[0].Count != 1 {
 		t.Errorf("mutations per hour %+v, want the one applied audit record only", st.Mutations)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -33,7 +34,7 @@ type ShieldLift struct {
 	// lift).
 	Plan *plan.Plan `json:"plan,omitempty"`
 	// Outcome is what the applier did with it (zero when not applied).
-	Outcome Outcome `json:"outcome"`
+	Outcome act.Outcome `json:"outcome"`
 }
 
 // LiftOptions say how shields are lifted.
@@ -105,7 +106,7 @@ func shieldNames(ss []Shield) string {
 // this is a dry run; its audit log records it). Shields are what the
 // caller knows it set: the guard's (a clean stop) or the audit log's (an
 // admin after a crash).
-func LiftShields(ctx context.Context, obs Observer, app *Applier, shields []Shield, now time.Time, o LiftOptions) (ShieldLift, error) {
+func LiftShields(ctx context.Context, obs act.Observer, app *act.Applier, shields []Shield, now time.Time, o LiftOptions) (ShieldLift, error) {
 	if len(shields) == 0 {
 		return ShieldLift{}, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -38,7 +39,7 @@ type Shield struct {
 
 // ShieldsFromAudit says which queues' disable_preemption=true this sidecar
 // set and YARN still holds (the queue paths of ShieldRecords).
-func ShieldsFromAudit(entries []AuditEntry, live schedconf.Conf) []string {
+func ShieldsFromAudit(entries []act.AuditEntry, live schedconf.Conf) []string {
 	var out []string
 	for _, sh := range ShieldRecords(entries, live) {
 		out = append(out, sh.Queue)
@@ -57,14 +58,14 @@ func ShieldsFromAudit(entries []AuditEntry, live schedconf.Conf) []string {
 // written by us. An admin's "true" before ours is never written over
 // (BuildPlan only writes a value that differs), so its record would read
 // "true" → "true": not ours.
-func ShieldRecords(entries []AuditEntry, live schedconf.Conf) []Shield {
+func ShieldRecords(entries []act.AuditEntry, live schedconf.Conf) []Shield {
 	ours := map[string]*Shield{}
 	for _, e := range entries {
-		if e.Mode != ModeApply {
+		if e.Mode != act.ModeApply {
 			continue
 		}
 		switch e.Result {
-		case ResultApplied, ResultRecovered:
+		case act.ResultApplied, act.ResultRecovered:
 			for k, after := range e.After {
 				if p := shieldPath(k); p != "" {
 					if confTrue(after) && !confTrue(e.Before[k]) {
@@ -74,7 +75,7 @@ func ShieldRecords(entries []AuditEntry, live schedconf.Conf) []Shield {
 					}
 				}
 			}
-		case ResultChangedOutside:
+		case act.ResultChangedOutside:
 			for k, after := range e.After {
 				if p := shieldPath(k); p != "" && !confTrue(after) {
 					delete(ours, p)
@@ -97,8 +98,8 @@ func ShieldRecords(entries []AuditEntry, live schedconf.Conf) []Shield {
 // so an interrupted apply is already recorded. No log yet: nothing is
 // ours. Lines that are not records are skipped (the start's other
 // readers of the log warn about them).
-func RecoverShields(ctx context.Context, auditPath string, rm ConfReader) ([]Shield, error) {
-	entries, err := ReadAuditFile(auditPath, nil)
+func RecoverShields(ctx context.Context, auditPath string, rm act.ConfReader) ([]Shield, error) {
+	entries, err := act.ReadAuditFile(auditPath, nil)
 	if err != nil {
 		return nil, fmt.Errorf("recover preemption shields: %w", err)
 	}

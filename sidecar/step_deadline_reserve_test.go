@@ -10,6 +10,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -141,11 +142,11 @@ func TestRaisesUrgent(t *testing.T) {
 		{"absolute resources are not compared", urgent, []plan.Change{{Queue: "root.a", Property: "capacity", From: "[memory=1024]", To: "[memory=4096]"}}, false},
 		{"no urgent queues", nil, []plan.Change{{Queue: "root.a", Property: "capacity", From: "20", To: "45"}}, false},
 	} {
-		if got := raisesUrgent(&plan.Plan{Urgent: tc.urgent, Changes: tc.changes}); got != tc.want {
+		if got := act.RaisesUrgent(&plan.Plan{Urgent: tc.urgent, Changes: tc.changes}); got != tc.want {
 			t.Errorf("%s: raisesUrgent %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	if raisesUrgent(nil) {
+	if act.RaisesUrgent(nil) {
 		t.Error("nil plan is urgent")
 	}
 }
@@ -170,7 +171,7 @@ func TestRateLimitUrgentException(t *testing.T) {
 		{"urgent, 0% gain", nil, true, true, ""},
 		{"urgent, hourly cap reached", []time.Duration{50 * time.Minute, 40 * time.Minute, 30 * time.Minute}, true, false, "max_mutations_per_hour"},
 	} {
-		r := &RateLimit{MinInterval: 2 * time.Minute, MaxPerHour: 3, MinGainPercent: 2}
+		r := &act.RateLimit{MinInterval: 2 * time.Minute, MaxPerHour: 3, MinGainPercent: 2}
 		for _, d := range tc.past {
 			r.Record(t0.Add(-d))
 		}
@@ -268,10 +269,10 @@ func TestMergeFloors(t *testing.T) {
 
 func TestUrgentRules(t *testing.T) {
 	r := plan.SafetyRules{MaxStepPercent: 25, HysteresisPercent: 2}
-	if got := UrgentRules(r, nil); got.MaxStepPercent != 25 {
+	if got := act.UrgentRules(r, nil); got.MaxStepPercent != 25 {
 		t.Errorf("no urgent queue: step limit %g, want 25", got.MaxStepPercent)
 	}
-	got := UrgentRules(r, map[string]string{"root.b": "j4 at risk"})
+	got := act.UrgentRules(r, map[string]string{"root.b": "j4 at risk"})
 	if got.MaxStepPercent != 0 || got.HysteresisPercent != 2 {
 		t.Errorf("urgent: rules %+v, want no step limit and hysteresis kept", got)
 	}

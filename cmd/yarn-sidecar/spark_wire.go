@@ -4,6 +4,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
@@ -39,7 +40,7 @@ func wireSpark(cfg *sidecar.Config, yc yarn.Config, client *yarn.Client, learner
 		log.Warn("spark: no history_server: finished Spark apps are not backfilled")
 	}
 	return &learn.SparkLearner{HistoryLearner: learner, Spark: sparkobs.New(sc, log.Named("spark")), Budget: cfg.Spark.Budget,
-		First: sidecar.HasGoal(learner.ClassKey.ClassOf, cfg.Deadlines.SLO)}, nil
+		First: act.HasGoal(learner.ClassKey.ClassOf, cfg.Deadlines.SLO)}, nil
 }
 
 // loopLearner is what the loop learns with: the Spark learner when on.

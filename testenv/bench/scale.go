@@ -13,6 +13,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
@@ -123,7 +124,7 @@ func benchScale(o Options) ([]Row, error) {
 
 // stepTimer wraps the loop's observer, learner and decider to time each.
 type stepTimer struct {
-	obs                      sidecar.Observer
+	obs                      act.Observer
 	learn                    sidecar.Learner
 	dec                      sidecar.Decider
 	observe, conf, learnT, d time.Duration
@@ -187,15 +188,15 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		return nil, err
 	}
 	classifier := hostRules(sc)
-	api := sidecar.YARN{Client: client, Jobs: true, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
-	observeOnly := sidecar.YARN{Client: client, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
+	api := act.YARN{Client: client, Jobs: true, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
+	observeOnly := act.YARN{Client: client, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
 
 	// One snapshot vs the exporter's scrape, back to back, reps times
 	// alternating; each snapshot but the last by a fresh client, the last
 	// by the client the next snapshot and the cycle go on with.
-	fresh := func() (sidecar.YARN, error) {
+	fresh := func() (act.YARN, error) {
 		cl, err := yarn.New(yarn.Config{RMAddresses: []string{rm.URL}, Timeout: time.Minute, MaxResponseBytes: 1 << 30})
-		return sidecar.YARN{Client: cl, NodeType: classifier.TypeOf}, err
+		return act.YARN{Client: cl, NodeType: classifier.TypeOf}, err
 	}
 	reps := scaleReps(o)
 	// The floors' URIs, as a client of the daemon's options sends them:
@@ -206,7 +207,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	recorded := sidecar.YARN{Client: recClient, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
+	recorded := act.YARN{Client: recClient, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
 	if _, err := recorded.Observe(ctx, now); err != nil {
 		return nil, fmt.Errorf("snapshot, recorded: %w", err)
 	}
@@ -321,7 +322,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	reread := sidecar.YARN{Client: rereadClient, NodeType: classifier.TypeOf, NodeListingMaxAge: -1}
+	reread := act.YARN{Client: rereadClient, NodeType: classifier.TypeOf, NodeListingMaxAge: -1}
 	if _, err := reread.Observe(ctx, now); err != nil {
 		return nil, fmt.Errorf("snapshot, listing re-read: %w", err)
 	}
@@ -331,7 +332,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	fullApps := sidecar.YARN{Client: fullAppsClient, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge, AppUsageMaxAge: -1}
+	fullApps := act.YARN{Client: fullAppsClient, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge, AppUsageMaxAge: -1}
 	if _, err := fullApps.Observe(ctx, now); err != nil {
 		return nil, fmt.Errorf("snapshot, apps read in full: %w", err)
 	}
@@ -398,8 +399,8 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	slot := cluster.Resource{MemoryMB: 2048, VCores: 1}
 	steps := &stepTimer{obs: api, learn: learner,
 		dec: scaleDecider(learner, classifier)}
-	loop := &sidecar.Loop{Observer: steps, Learner: steps, Decider: steps, Applier: &sidecar.Applier{API: api, User: "yarn-sidecar"},
-		Mode: sidecar.ModeDryRun, Now: clock,
+	loop := &sidecar.Loop{Observer: steps, Learner: steps, Decider: steps, Applier: &act.Applier{API: api, User: "yarn-sidecar"},
+		Mode: act.ModeDryRun, Now: clock,
 		Rules: func(s cluster.Snapshot) plan.SafetyRules {
 			return plan.SafetyRules{MaxStepPercent: 10, HysteresisPercent: 2, FloorPercent: sidecar.FloorRule(s, slot, 1)}
 		}}
@@ -431,7 +432,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	plan.Priorities = rep.Decision.Priorities
 	// The dry-run apply alone, on that plan (validation against the mini
 	// RM included, writes recorded only).
-	applier := sidecar.Applier{API: &sidecar.DryRunAPI{Inner: api}, User: "yarn-sidecar", Mode: sidecar.ModeDryRun}
+	applier := act.Applier{API: &act.DryRunAPI{Inner: api}, User: "yarn-sidecar", Mode: act.ModeDryRun}
 	applyStart := time.Now()
 	if _, err := applier.Apply(ctx, plan); err != nil {
 		return nil, fmt.Errorf("dry-run apply: %w", err)

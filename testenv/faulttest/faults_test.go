@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/rmweb"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
@@ -97,12 +97,12 @@ func TestApplyUnderRMFaults(t *testing.T) {
 				live, version := p.c.SchedulerConf()
 				pl := movePlan(t, live, version)
 				auditPath := filepath.Join(t.TempDir(), "audit.jsonl")
-				audit, err := sidecar.OpenAuditLog(auditPath)
+				audit, err := act.OpenAuditLog(auditPath)
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer audit.Close()
-				ap := &sidecar.Applier{API: sidecar.YARN{Client: p.client}, Audit: audit, Mode: sidecar.ModeApply,
+				ap := &act.Applier{API: act.YARN{Client: p.client}, Audit: audit, Mode: act.ModeApply,
 					WriteTimeout: 20 * time.Second}
 				p.sw1.Set(rmweb.Rule{Method: st.method, Path: st.path, Nth: st.nth, Fault: f})
 				p.sw2.Set()
@@ -119,16 +119,16 @@ func TestApplyUnderRMFaults(t *testing.T) {
 				}
 				// The outcome says which.
 				switch out.Result {
-				case sidecar.ResultApplied:
+				case act.ResultApplied:
 					if !isNew {
 						t.Fatalf("result applied, conf is the old one")
 					}
-				case sidecar.ResultRolledBack, sidecar.ResultRejected, sidecar.ResultVersionMoved:
+				case act.ResultRolledBack, act.ResultRejected, act.ResultVersionMoved:
 					if !isOld {
 						t.Fatalf("result %s, conf is the new one", out.Result)
 					}
-				case sidecar.ResultFailed:
-					var rb *sidecar.RollbackError
+				case act.ResultFailed:
+					var rb *act.RollbackError
 					if errors.As(applyErr, &rb) {
 						t.Logf("rollback failed (conf new=%v): %v", isNew, applyErr)
 					} else if !isOld {
@@ -143,7 +143,7 @@ func TestApplyUnderRMFaults(t *testing.T) {
 				if puts > 2 {
 					t.Fatalf("%d PUTs reached the RMs (the mutation and a rollback at most)", puts)
 				}
-				if puts == 2 && out.Result == sidecar.ResultApplied {
+				if puts == 2 && out.Result == act.ResultApplied {
 					t.Fatalf("two PUTs for an applied result")
 				}
 				// Bounded GET retries: per RM, 1+retries tries per GET call.
@@ -159,14 +159,14 @@ func TestApplyUnderRMFaults(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				entries, err := sidecar.ReadAudit(bytes.NewReader(b))
+				entries, err := act.ReadAudit(bytes.NewReader(b))
 				if err != nil || len(entries) != 1 {
 					t.Fatalf("audit: %d entries, %v", len(entries), err)
 				}
 				if entries[0].Result != out.Result {
 					t.Fatalf("audit says %s, outcome %s", entries[0].Result, out.Result)
 				}
-				if isNew && out.Result == sidecar.ResultApplied && entries[0].VersionAfter != gotVersion {
+				if isNew && out.Result == act.ResultApplied && entries[0].VersionAfter != gotVersion {
 					t.Fatalf("audit versionAfter %d, RM version %d", entries[0].VersionAfter, gotVersion)
 				}
 				t.Logf("result %s; PUTs %d; conf new=%v", out.Result, puts, isNew)

@@ -1,4 +1,4 @@
-package sidecar
+package act
 
 import (
 	"context"
@@ -11,6 +11,13 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
+
+// Observer reads one snapshot of the cluster and the live scheduler
+// configuration. The yarn client satisfies it through an adapter.
+type Observer interface {
+	Observe(ctx context.Context, now time.Time) (cluster.Snapshot, error)
+	SchedulerConf(ctx context.Context) (schedconf.Conf, error)
+}
 
 // YARN adapts a yarn.Client to the loop's Observer and the applier's
 // ConfAPI.

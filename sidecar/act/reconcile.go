@@ -1,4 +1,4 @@
-package sidecar
+package act
 
 import (
 	"bytes"
@@ -53,7 +53,7 @@ func (a *Applier) recordIntent(plan *plan.Plan, version int64) error {
 	if a.Mode != ModeApply || a.Audit == nil {
 		return nil
 	}
-	e := AuditEntry{Time: a.now(), Cycle: a.cycle, Mode: a.Mode, User: a.User, VersionBefore: version,
+	e := AuditEntry{Time: a.now(), Cycle: a.Cycle, Mode: a.Mode, User: a.User, VersionBefore: version,
 		VersionAfter: version, Reasons: plan.Reasons, Result: "pending"}
 	e.Before, e.After = changedProps(plan.Base, plan.Desired)
 	if err := writeIntent(intentPath(a.Audit.f.Name()), e); err != nil {

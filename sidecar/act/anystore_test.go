@@ -1,9 +1,9 @@
-package sidecar_test
+package act_test
 
 import (
 	"testing"
 
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -24,7 +24,7 @@ func TestOverlayRunning(t *testing.T) {
 			map[string]string{p + "root.a.maximum-capacity": "", p + "root.a.accessible-node-labels": "gpu"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := sidecar.OverlayRunning(file, tc.running)
+			got := act.OverlayRunning(file, tc.running)
 			for k, v := range tc.want {
 				if got[k] != v {
 					t.Errorf("%s = %q, want %q", k, got[k], v)
@@ -40,10 +40,10 @@ func TestOverlayRunning(t *testing.T) {
 func TestConfHash(t *testing.T) {
 	a := schedconf.Conf{"x": "1", "y": "2"}
 	b := schedconf.Conf{"y": "2", "x": "1"}
-	if sidecar.ConfHash(a) != sidecar.ConfHash(b) || sidecar.ConfHash(a) < 0 {
+	if act.ConfHash(a) != act.ConfHash(b) || act.ConfHash(a) < 0 {
 		t.Error("the hash depends on map order or is negative")
 	}
-	if sidecar.ConfHash(a) == sidecar.ConfHash(schedconf.Conf{"x": "1", "y": "3"}) || sidecar.ConfHash(a) == sidecar.ConfHash(schedconf.Conf{"x": "12"}) {
+	if act.ConfHash(a) == act.ConfHash(schedconf.Conf{"x": "1", "y": "3"}) || act.ConfHash(a) == act.ConfHash(schedconf.Conf{"x": "12"}) {
 		t.Error("a changed configuration kept its hash")
 	}
 }

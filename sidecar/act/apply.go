@@ -1,4 +1,4 @@
-package sidecar
+package act
 
 import (
 	"context"
@@ -101,7 +101,7 @@ type Applier struct {
 	// Rate bounds how often mutations are written (ratelimit.go); nil = no bound.
 	Rate *RateLimit
 
-	cycle int64
+	Cycle int64
 }
 
 // Outcome is what one Apply did.
@@ -126,9 +126,9 @@ type Outcome struct {
 // configuration. Then app priorities. One audit line whatever happens; it
 // names the validation path taken and why.
 func (a *Applier) Apply(ctx context.Context, plan *plan.Plan) (out Outcome, err error) {
-	a.cycle++
+	a.Cycle++
 	log := a.logger()
-	entry := AuditEntry{Time: a.now(), Cycle: a.cycle, Mode: a.Mode, User: a.User,
+	entry := AuditEntry{Time: a.now(), Cycle: a.Cycle, Mode: a.Mode, User: a.User,
 		VersionBefore: plan.ConfVersion, Reasons: plan.Reasons, Calibrations: plan.Calibrations}
 	entry.Before, entry.After = changedProps(plan.Base, plan.Desired)
 	defer func() {

@@ -1,4 +1,4 @@
-package sidecar
+package act
 
 import "github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 

@@ -1,4 +1,4 @@
-package sidecar
+package act
 
 import (
 	"context"
@@ -35,9 +35,9 @@ func (a *Applier) ApplyLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 	if ch.Empty() {
 		return ResultNoChange, nil
 	}
-	a.cycle++
+	a.Cycle++
 	log := a.logger()
-	entry := AuditEntry{Time: a.now(), Cycle: a.cycle, Mode: a.Mode, User: a.User, Reasons: ch.Reasons,
+	entry := AuditEntry{Time: a.now(), Cycle: a.Cycle, Mode: a.Mode, User: a.User, Reasons: ch.Reasons,
 		Before: map[string]string{}, After: map[string]string{}}
 	res, err := a.applyLabels(ctx, api, ch, &entry)
 	entry.Result = res
@@ -57,7 +57,7 @@ func (a *Applier) ApplyLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 }
 
 // nodeKey names a node's label in an audit record's before/after.
-func nodeKey(id string) string { return "node-label:" + id }
+func NodeKey(id string) string { return "node-label:" + id }
 
 func (a *Applier) applyLabels(ctx context.Context, api NodeLabelAPI, ch LabelChange, entry *AuditEntry) (Result, error) {
 	before, err := api.NodePartitions(ctx)
@@ -76,9 +76,9 @@ func (a *Applier) applyLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 		if !ok {
 			return ResultRejected, &RejectedError{Stage: "local", Err: fmt.Errorf("node %s is not in the cluster", id)}
 		}
-		entry.Before[nodeKey(id)], entry.After[nodeKey(id)] = cur, l
+		entry.Before[NodeKey(id)], entry.After[NodeKey(id)] = cur, l
 	}
-	if err := strandCheck(before, ch.Nodes); err != nil {
+	if err := StrandCheck(before, ch.Nodes); err != nil {
 		return ResultRejected, &RejectedError{Stage: "local", Err: err}
 	}
 	if a.Mode.RecordsOnly() {
@@ -168,7 +168,7 @@ func verifyNodes(ctx context.Context, api NodeLabelAPI, want map[string]string, 
 // a node (every app whose requests carry no label would wait forever) or
 // that moves a label off a node (a running app asking for it could be left
 // with none; the layout only labels unlabelled nodes).
-func strandCheck(before, next map[string]string) error {
+func StrandCheck(before, next map[string]string) error {
 	defaults := 0
 	for id, l := range before {
 		if nl, ok := next[id]; ok {

@@ -1,4 +1,4 @@
-package sidecar
+package act
 
 import (
 	"fmt"
@@ -96,7 +96,7 @@ func (r *RateLimit) Allow(now time.Time, plan *plan.Plan) (bool, string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.trim(now)
-	urgent := raisesUrgent(plan)
+	urgent := RaisesUrgent(plan)
 	if n := len(r.past); n > 0 && r.MinInterval > 0 && now.Sub(r.past[n-1]) < r.MinInterval && !urgent {
 		return false, fmt.Sprintf("last mutation %s ago; min_apply_interval is %s", now.Sub(r.past[n-1]).Round(time.Second), r.MinInterval)
 	}
@@ -179,7 +179,7 @@ func planTime(p *plan.Plan, now time.Time) time.Time {
 
 // raisesUrgent: the plan raises the guaranteed capacity of a queue it marks
 // urgent (a deadline at risk) in some partition.
-func raisesUrgent(p *plan.Plan) bool {
+func RaisesUrgent(p *plan.Plan) bool {
 	if p == nil {
 		return false
 	}

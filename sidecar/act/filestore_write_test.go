@@ -1,4 +1,4 @@
-package sidecar_test
+package act_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	rmadminsrv "github.com/yarn-sidecar/yarn-sidecar/testenv/rmadmin"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
@@ -22,30 +22,30 @@ const cs = schedconf.Prefix
 
 // fileStoreApplier wires the applier to a file-store mini cluster the way
 // the daemon does with act.via: refresh-queues; refresh may be wrapped.
-func fileStoreApplier(t *testing.T, c *sim.FileStoreCluster, wrap func(sidecar.RefreshFunc) sidecar.RefreshFunc) (*sidecar.Applier, *sidecar.AnyStore, *sidecar.AuditLog) {
+func fileStoreApplier(t *testing.T, c *sim.FileStoreCluster, wrap func(act.RefreshFunc) act.RefreshFunc) (*act.Applier, *act.AnyStore, *act.AuditLog) {
 	t.Helper()
 	client, err := yarn.New(yarn.Config{RMAddresses: []string{c.URL}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	refresh := sidecar.RefreshFunc(func(ctx context.Context, addr, user string) error {
+	refresh := act.RefreshFunc(func(ctx context.Context, addr, user string) error {
 		return rmadmin.RefreshQueues(ctx, addr, user, nil)
 	})
 	if wrap != nil {
 		refresh = wrap(refresh)
 	}
-	api := &sidecar.AnyStore{YARN: sidecar.YARN{Client: client}, CapacitySchedulerXML: c.ConfFile,
-		Writer: &sidecar.FileRefresher{Path: c.ConfFile, AdminAddrs: []string{c.AdminAddr}, User: "yarn", Refresh: refresh}}
-	audit, err := sidecar.OpenAuditLog(filepath.Join(t.TempDir(), "audit.jsonl"))
+	api := &act.AnyStore{YARN: act.YARN{Client: client}, CapacitySchedulerXML: c.ConfFile,
+		Writer: &act.FileRefresher{Path: c.ConfFile, AdminAddrs: []string{c.AdminAddr}, User: "yarn", Refresh: refresh}}
+	audit, err := act.OpenAuditLog(filepath.Join(t.TempDir(), "audit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { audit.Close() })
-	return &sidecar.Applier{API: api, Audit: audit, Mode: sidecar.ModeApply, User: "yarn", Validation: &sidecar.RMValidation{}}, api, audit
+	return &act.Applier{API: api, Audit: audit, Mode: act.ModeApply, User: "yarn", Validation: &act.RMValidation{}}, api, audit
 }
 
 // plan60 plans crypto 60 / sort 40 in the default partition of lee-gpu.
-func plan60(t *testing.T, api *sidecar.AnyStore) *plan.Plan {
+func plan60(t *testing.T, api *act.AnyStore) *plan.Plan {
 	t.Helper()
 	ctx := context.Background()
 	live, err := api.SchedulerConf(ctx)
@@ -85,7 +85,7 @@ func TestFileStoreApplyWritesAndRefreshes(t *testing.T) {
 	a, api, _ := fileStoreApplier(t, c, nil)
 	orig, _ := os.ReadFile(c.ConfFile)
 	out, err := a.Apply(context.Background(), plan60(t, api))
-	if err != nil || out.Result != sidecar.ResultApplied {
+	if err != nil || out.Result != act.ResultApplied {
 		t.Fatalf("apply: %v %v", out.Result, err)
 	}
 	if r := running(t, c); r[cs+"root.crypto.capacity"] != "60" || r[cs+"root.sort.capacity"] != "40" {
@@ -116,7 +116,7 @@ func TestFileStoreApplyWritesAndRefreshes(t *testing.T) {
 func TestFileStoreRefusedRefreshRestored(t *testing.T) {
 	c := sim.StartFileStore(t, "lee-gpu", 1)
 	refused := false
-	a, api, _ := fileStoreApplier(t, c, func(next sidecar.RefreshFunc) sidecar.RefreshFunc {
+	a, api, _ := fileStoreApplier(t, c, func(next act.RefreshFunc) act.RefreshFunc {
 		return func(ctx context.Context, addr, user string) error {
 			if !refused {
 				refused = true // what an RM with a stricter validator than the sidecar's would do
@@ -128,7 +128,7 @@ func TestFileStoreRefusedRefreshRestored(t *testing.T) {
 	orig, _ := os.ReadFile(c.ConfFile)
 	out, err := a.Apply(context.Background(), plan60(t, api))
 	var re *rmadmin.RefusedError
-	if out.Result != sidecar.ResultRejected || !errors.As(err, &re) {
+	if out.Result != act.ResultRejected || !errors.As(err, &re) {
 		t.Fatalf("refused refresh: %v %v, want rejected with the RefusedError", out.Result, err)
 	}
 	if now, _ := os.ReadFile(c.ConfFile); string(now) != string(orig) {
@@ -144,13 +144,13 @@ func TestFileStoreRefusedRefreshRestored(t *testing.T) {
 // rolls back, which puts the previous file back.
 func TestFileStoreVerifyDifferenceRolledBack(t *testing.T) {
 	c := sim.StartFileStore(t, "lee-gpu", 1)
-	a, api, _ := fileStoreApplier(t, c, func(next sidecar.RefreshFunc) sidecar.RefreshFunc {
+	a, api, _ := fileStoreApplier(t, c, func(next act.RefreshFunc) act.RefreshFunc {
 		return func(context.Context, string, string) error { return nil } // answers, refreshes nothing
 	})
 	orig, _ := os.ReadFile(c.ConfFile)
 	out, err := a.Apply(context.Background(), plan60(t, api))
-	var ve *sidecar.VerifyError
-	if out.Result != sidecar.ResultRolledBack || !errors.As(err, &ve) {
+	var ve *act.VerifyError
+	if out.Result != act.ResultRolledBack || !errors.As(err, &ve) {
 		t.Fatalf("apply: %v %v, want rolled back after a verify difference", out.Result, err)
 	}
 	if now, _ := os.ReadFile(c.ConfFile); string(now) != string(orig) {
@@ -170,7 +170,7 @@ func TestFileStoreRefusesOverAnUnrefreshedEdit(t *testing.T) {
 	}
 	os.WriteFile(c.ConfFile, []byte(edited), 0o644)
 	_, err := a.Apply(context.Background(), p)
-	if !errors.Is(err, sidecar.ErrFileNotRefreshed) {
+	if !errors.Is(err, act.ErrFileNotRefreshed) {
 		t.Fatalf("apply over an unrefreshed edit: %v, want ErrFileNotRefreshed", err)
 	}
 	if n := c.Admin.Calls("refreshQueues"); n != 0 {
@@ -184,7 +184,7 @@ func TestFileStoreWithoutWriterRefuses(t *testing.T) {
 	a, api, _ := fileStoreApplier(t, c, nil)
 	api.Writer = nil
 	out, err := a.Apply(context.Background(), plan60(t, api))
-	if out.Result != sidecar.ResultRefused || !errors.Is(err, sidecar.ErrConfNotMutable) || !strings.Contains(err.Error(), "refresh-queues") {
+	if out.Result != act.ResultRefused || !errors.Is(err, act.ErrConfNotMutable) || !strings.Contains(err.Error(), "refresh-queues") {
 		t.Fatalf("apply without a writer: %v %v", out.Result, err)
 	}
 }
@@ -199,9 +199,9 @@ func TestFileStoreHASkipsTheStandby(t *testing.T) {
 	}
 	defer standby.Close()
 	a, api, _ := fileStoreApplier(t, c, nil)
-	api.Writer.(*sidecar.FileRefresher).AdminAddrs = []string{standby.Addr(), c.AdminAddr}
+	api.Writer.(*act.FileRefresher).AdminAddrs = []string{standby.Addr(), c.AdminAddr}
 	out, err := a.Apply(context.Background(), plan60(t, api))
-	if err != nil || out.Result != sidecar.ResultApplied {
+	if err != nil || out.Result != act.ResultApplied {
 		t.Fatalf("apply with a standby first: %v %v", out.Result, err)
 	}
 	if standby.Calls("refreshQueues") != 1 || c.Admin.Calls("refreshQueues") != 1 {
@@ -209,7 +209,7 @@ func TestFileStoreHASkipsTheStandby(t *testing.T) {
 	}
 	// Only standbys: nothing is refreshed, the file is put back.
 	orig, _ := os.ReadFile(c.ConfFile)
-	api.Writer.(*sidecar.FileRefresher).AdminAddrs = []string{standby.Addr()}
+	api.Writer.(*act.FileRefresher).AdminAddrs = []string{standby.Addr()}
 	live, _ := api.SchedulerConf(context.Background())
 	v, _ := api.ConfVersion(context.Background())
 	back, err := plan.BuildPlan(time.Now(), live, v, map[string]plan.QueueTarget{
@@ -218,7 +218,7 @@ func TestFileStoreHASkipsTheStandby(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err = a.Apply(context.Background(), back)
-	if out.Result == sidecar.ResultApplied || err == nil || !strings.Contains(err.Error(), "no active ResourceManager") {
+	if out.Result == act.ResultApplied || err == nil || !strings.Contains(err.Error(), "no active ResourceManager") {
 		t.Fatalf("apply with only a standby: %v %v", out.Result, err)
 	}
 	if now, _ := os.ReadFile(c.ConfFile); string(now) != string(orig) {
