@@ -50,7 +50,7 @@ func ShieldsFromAudit(entries []act.AuditEntry, live schedconf.Conf) []string {
 // ShieldRecords says which queues' disable_preemption=true this sidecar
 // set and YARN still holds, with when and over what. A queue is ours when
 // the last record that landed in YARN touching its key — applied, or
-// recovered at a restart (reconcile.go) — set it to "true" from a value
+// recovered at a restart (act/reconcile.go) — set it to "true" from a value
 // that was not "true", and the live conf still has "true". Rolled-back,
 // not-applied, failed and dry-run records changed nothing in YARN and are
 // skipped. A changed-outside record (another writer) whose live value is

@@ -31,7 +31,7 @@ import (
 //
 // A queue whose guarantee the step raises for a job at risk is marked
 // urgent (s.Urgent): its plan may pass the rate limit's interval and gain
-// threshold (ratelimit.go), since a 150 s goal cannot wait a 2 min interval.
+// threshold (act/ratelimit.go), since a 150 s goal cannot wait a 2 min interval.
 //
 // Two floors at the admin's guarantee (its first-seen share, Seen) hold
 // besides the reservations (issue 18): a queue with a running goal job —

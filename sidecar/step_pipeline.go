@@ -46,7 +46,7 @@ type decideState struct {
 	Priorities []plan.PriorityChange
 	Notes      []string
 	// Urgent are queues whose raise serves a deadline at risk (queue →
-	// reason): the rate limit's stated exception (ratelimit.go).
+	// reason): the rate limit's stated exception (act/ratelimit.go).
 	Urgent map[string]string
 	// Restores are queues raised back toward the admin's guarantee, or
 	// raised for their goal jobs (queue → reason): the moves the rate
