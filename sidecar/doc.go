@@ -3,8 +3,8 @@
 // config (config*.go), the one assembly of the decider from the config
 // (assemble.go, NewDecider), HA and the state directory (ha.go,
 // config_state.go), the admin's baseline (baseline.go), block maps
-// (blockmaps.go), the preemption shields' lift and recovery, status and
-// metrics (status.go, record.go, metrics*.go).
+// (blockmaps.go), the preemption shields' lift and recovery, and the
+// status board each cycle records (status.go, record.go).
 //
 // The rooms by role are sub-packages (go list ./sidecar/...):
 //
@@ -12,7 +12,7 @@
 //     rate limit, file store, labels, audit, reconciliation);
 //   - sidecar/plan: the plan's value types and BuildPlan (pure);
 //   - sidecar/learn: the learners that keep the rate history;
-//   - sidecar/report: the HTML and terminal report;
+//   - sidecar/report: the HTML and terminal report, Prometheus metrics;
 //   - sidecar/leader: leader election through ZooKeeper.
 //
 // The decision is a pipeline of small named steps on a snapshot

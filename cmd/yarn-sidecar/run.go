@@ -72,7 +72,7 @@ func runDaemon(ctx context.Context, f *daemonFlags, output string, out io.Writer
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector(), version.NewCollector())
-	metrics, err := sidecar.NewMetrics(reg, d.Board)
+	metrics, err := report.NewMetrics(reg, d.Board)
 	if err != nil {
 		return fmt.Errorf("register metrics: %w", err)
 	}

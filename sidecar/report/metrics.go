@@ -1,10 +1,11 @@
-package sidecar
+package report
 
 import (
 	"math"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 )
 
@@ -14,7 +15,7 @@ import (
 // queues and classes that vanish leave /metrics too; counters never carry
 // app ids (cardinality; USER-ASKS "Cardinality").
 type Metrics struct {
-	board *StatusBoard
+	board *sidecar.StatusBoard
 
 	planResults    *prometheus.CounterVec
 	observeSeconds *prometheus.HistogramVec
@@ -30,7 +31,7 @@ type Metrics struct {
 }
 
 // NewMetrics registers the sidecar's metrics on reg.
-func NewMetrics(reg prometheus.Registerer, board *StatusBoard) (*Metrics, error) {
+func NewMetrics(reg prometheus.Registerer, board *sidecar.StatusBoard) (*Metrics, error) {
 	const ns = "yarn_sidecar"
 	m := &Metrics{
 		board: board,
@@ -75,7 +76,7 @@ func NewMetrics(reg prometheus.Registerer, board *StatusBoard) (*Metrics, error)
 }
 
 // ObserveCycle records one cycle's counters.
-func (m *Metrics) ObserveCycle(rep CycleReport, observeTime time.Duration) {
+func (m *Metrics) ObserveCycle(rep sidecar.CycleReport, observeTime time.Duration) {
 	m.cycles.Inc()
 	if rep.Plan != nil && rep.Outcome.Result != "" && rep.Outcome.Result != act.ResultNoChange {
 		m.planResults.WithLabelValues(string(rep.Outcome.Result)).Inc()

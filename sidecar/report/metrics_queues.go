@@ -1,17 +1,21 @@
-package sidecar
+package report
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+)
 
 // queueCollector exports what the report's header and queue table show
 // beyond the per-cycle metrics: the admin's guarantee next to the one in
 // force (yarn_sidecar_queue_capacity_ratio), each queue's fair share of PS
 // next to its jobs' PS, and the header's warnings.
 type queueCollector struct {
-	board                     *StatusBoard
+	board                     *sidecar.StatusBoard
 	adminCap, fairPS, warning *prometheus.Desc
 }
 
-func newQueueCollector(board *StatusBoard) *queueCollector {
+func newQueueCollector(board *sidecar.StatusBoard) *queueCollector {
 	const ns = "yarn_sidecar"
 	return &queueCollector{board: board,
 		adminCap: prometheus.NewDesc(ns+"_queue_admin_capacity_ratio", "Guaranteed capacity the admin configured for a queue (share of its parent; the first value the sidecar saw), to compare with what the sidecar set.", []string{"queue", "partition"}, nil),

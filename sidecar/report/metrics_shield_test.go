@@ -1,4 +1,4 @@
-package sidecar
+package report
 
 import (
 	"strings"
@@ -7,16 +7,17 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 )
 
 // TestShieldMetrics: the metrics count the shields held and give each
 // one's age at the status's time, and pass promlint.
 func TestShieldMetrics(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	board := &StatusBoard{}
-	board.Update(func(st *Status) {
+	board := &sidecar.StatusBoard{}
+	board.Update(func(st *sidecar.Status) {
 		st.Time = now
-		st.Preemption = &PreemptionStatus{PreemptionState: PreemptionState{On: true, Source: PreemptionFromRM},
+		st.Preemption = &sidecar.PreemptionStatus{PreemptionState: sidecar.PreemptionState{On: true, Source: sidecar.PreemptionFromRM},
 			Shielded: []string{"root.a", "root.b"}, ShieldSince: map[string]time.Time{"root.a": now.Add(-90 * time.Second), "root.b": now.Add(-10 * time.Minute)}}
 	})
 	reg := prometheus.NewPedanticRegistry()
