@@ -36,4 +36,9 @@ type RateConfig struct {
 	// 0: 15m and 10; a negative window turns the guard off).
 	FlapWindow      time.Duration `yaml:"flap_window"`
 	FlapGainPercent float64       `yaml:"flap_gain_percent"`
+	// ReversalHold: the plan does not move a capacity back against its
+	// last change made less than this ago, except toward the admin's value
+	// (by 5 points, to it, or as a restore) or for a deadline at risk
+	// (sidecar/step_reversal_hold.go; 0: 1h; negative: off).
+	ReversalHold time.Duration `yaml:"reversal_hold"`
 }
