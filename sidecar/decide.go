@@ -56,8 +56,7 @@ type PSDecider struct {
 	HarmMarginPercent        float64
 	CalibrationMaxContainers int64
 	// ReversalHold is how long a written capacity is protected against
-	// being moved back (step_reversal_hold.go; 0: DefaultReversalHold,
-	// negative: off).
+	// being moved back (step_reversal_hold.go; 0 or negative: off).
 	ReversalHold time.Duration
 	// Guarantees are the admin's bands (Config.Bands).
 	Guarantees GuaranteeBands

@@ -57,7 +57,11 @@ func TestReversalHoldStep(t *testing.T) {
 		if tc.restore != "" {
 			s.Restores[tc.restore] = "guarantee"
 		}
-		if err := (reversalHoldStep{Moves: moves, Seen: seen, Hold: tc.hold}).Run(s); err != nil {
+		hold := tc.hold
+		if hold == 0 {
+			hold = time.Hour
+		}
+		if err := (reversalHoldStep{Moves: moves, Seen: seen, Hold: hold}).Run(s); err != nil {
 			t.Fatal(err)
 		}
 		if got := s.Targets["root.a"].Capacity[""]; got != tc.wantA {
@@ -89,7 +93,7 @@ func TestReversalHoldAwayAgain(t *testing.T) {
 	moves.observe(live, t0)
 	s := &decideState{Tree: live, Snap: cluster.Snapshot{Time: t0.Add(10 * time.Minute)}, Targets: map[string]plan.QueueTarget{
 		"root.a": {Capacity: map[string]float64{"": 66}}, "root.b": {Capacity: map[string]float64{"": 34}}}}
-	if err := (reversalHoldStep{Moves: moves, Seen: seen}).Run(s); err != nil {
+	if err := (reversalHoldStep{Moves: moves, Seen: seen, Hold: time.Hour}).Run(s); err != nil {
 		t.Fatal(err)
 	}
 	if a, b := s.Targets["root.a"].Capacity[""], s.Targets["root.b"].Capacity[""]; a != 60 || b != 40 {
@@ -113,7 +117,7 @@ func TestReversalHoldShrinksTheRest(t *testing.T) {
 	moves.observe(live, t0)
 	s := &decideState{Tree: live, Snap: cluster.Snapshot{Time: t0.Add(10 * time.Minute)}, Targets: map[string]plan.QueueTarget{
 		"root.a": {Capacity: map[string]float64{"": 45}}, "root.b": {Capacity: map[string]float64{"": 25}}, "root.c": {Capacity: map[string]float64{"": 30}}}}
-	if err := (reversalHoldStep{Moves: moves, Seen: seen}).Run(s); err != nil {
+	if err := (reversalHoldStep{Moves: moves, Seen: seen, Hold: time.Hour}).Run(s); err != nil {
 		t.Fatal(err)
 	}
 	got := []float64{s.Targets["root.a"].Capacity[""], s.Targets["root.b"].Capacity[""], s.Targets["root.c"].Capacity[""]}
@@ -124,7 +128,7 @@ func TestReversalHoldShrinksTheRest(t *testing.T) {
 	s.Targets = map[string]plan.QueueTarget{
 		"root.a": {Capacity: map[string]float64{"": 45}}, "root.b": {Capacity: map[string]float64{"": 25}}, "root.c": {Capacity: map[string]float64{"": 30}}}
 	s.Restores = map[string]string{"root.c": "guarantee"}
-	if err := (reversalHoldStep{Moves: moves, Seen: seen}).Run(s); err != nil {
+	if err := (reversalHoldStep{Moves: moves, Seen: seen, Hold: time.Hour}).Run(s); err != nil {
 		t.Fatal(err)
 	}
 	got = []float64{s.Targets["root.a"].Capacity[""], s.Targets["root.b"].Capacity[""], s.Targets["root.c"].Capacity[""]}
@@ -192,7 +196,7 @@ func TestReversalHoldHome(t *testing.T) {
 		if tc.urgent {
 			s.Urgent["root.a"] = "goal"
 		}
-		if err := (reversalHoldStep{Moves: moves, Seen: seen}).Run(s); err != nil {
+		if err := (reversalHoldStep{Moves: moves, Seen: seen, Hold: time.Hour}).Run(s); err != nil {
 			t.Fatal(err)
 		}
 		if got := *s.Targets["root.a"].DefaultLabelExpression; got != tc.want {

@@ -38,7 +38,8 @@ type RateConfig struct {
 	FlapGainPercent float64       `yaml:"flap_gain_percent"`
 	// ReversalHold: the plan does not move a capacity back against its
 	// last change made less than this ago, except toward the admin's value
-	// (by 5 points, to it, or as a restore) or for a deadline at risk
-	// (sidecar/step_reversal_hold.go; 0: 1h; negative: off).
+	// (all the way, or by 10 points), for a guarantee given back or a
+	// deadline (sidecar/step_reversal_hold.go). Off unless set (0): it cost
+	// gains and goals on the shipped scenarios (BENCHMARKS.md).
 	ReversalHold time.Duration `yaml:"reversal_hold"`
 }
