@@ -16,6 +16,9 @@ type DeciderParts struct {
 	// cycle) where a simulation runs thousands of cycles; 0 keeps the
 	// config's.
 	Samples int
+	// SkipSteps removes named decide steps (step_skip.go): the
+	// experiments' step ablation, never the daemon's.
+	SkipSteps map[string]bool
 }
 
 // NewDecider builds the decision pipeline from the config, as the daemon
@@ -33,5 +36,5 @@ func NewDecider(cfg *Config, p DeciderParts) *PSDecider {
 		Models: p.Learner.Models, Residuals: p.Learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: samples,
 		Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
 		HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers,
-		Guarantees: cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: p.Preemption}
+		Guarantees: cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: p.Preemption, SkipSteps: p.SkipSteps}
 }

@@ -40,12 +40,19 @@ type clusterOutcome struct {
 	staticName          string
 	stock, static, side experiment.Result
 	off                 *experiment.Result // the unguarded sidecar (-heldout-unguarded)
+	// ablated are the sidecar runs without one decide step each, by the
+	// step's name (-heldout-ablate, heldout_ablate.go).
+	ablated map[string]experiment.Result
 }
 
 func runHeldOut(o Options) ([]Row, error) {
 	n := o.HeldOutN
 	if n == 0 {
 		n = 30
+	}
+	ablate, err := ablateNames(o.HeldOutAblate)
+	if err != nil {
+		return nil, err
 	}
 	seeds := gen.HeldOutSeeds(n)
 	set := "held-out"
@@ -118,6 +125,7 @@ func runHeldOut(o Options) ([]Row, error) {
 				mu.Unlock()
 				return wrapCluster(out[k].seed, "sidecar", err)
 			})
+		tasks = append(tasks, ablateTasks(out, k, sc, ablate, func(f func()) { mu.Lock(); f(); mu.Unlock() })...)
 		if o.HeldOutUnguarded {
 			tasks = append(tasks, func() error {
 				cfg, _ := sidecar.ParseConfig(nil)
@@ -134,7 +142,7 @@ func runHeldOut(o Options) ([]Row, error) {
 	if err := experiment.Parallel(tasks); err != nil {
 		return nil, err
 	}
-	return heldoutRows(set, out, sweepWall, time.Since(start)), nil
+	return append(heldoutRows(set, out, sweepWall, time.Since(start)), ablateRows(set, out, ablate)...), nil
 }
 
 // unguarded is the sidecar without issue 32's guards: no do-no-harm

@@ -56,6 +56,10 @@ type Options struct {
 	// (no do-no-harm check, no calibration bound, no flap guard) on the
 	// same clusters: the before of the guards, measured in the same run.
 	HeldOutUnguarded bool
+	// HeldOutAblate names decide steps (comma-separated Name()s): the
+	// heldout rows also run the sidecar once without each of them
+	// (heldout_ablate.go).
+	HeldOutAblate string
 }
 
 // Bench is one registered benchmark area.
@@ -81,10 +85,11 @@ func main() {
 	heldoutN := flag.Int("heldout-n", 30, "generated clusters the heldout rows run (the first n of the set)")
 	heldoutTuning := flag.Bool("heldout-tuning", false, "run the heldout rows on the tuning clusters (gen.TuningSeeds) instead of the held-out ones")
 	heldoutUnguarded := flag.Bool("heldout-unguarded", false, "the heldout rows also run the sidecar without the do-no-harm, calibration-bound and flap guards")
+	heldoutAblate := flag.String("heldout-ablate", "", "the heldout rows also run the sidecar once without each of these decide steps (comma-separated step names, e.g. \"route gain,goal route\")")
 	flag.Parse()
 	sort.SliceStable(benches, func(i, j int) bool { return benches[i].Order < benches[j].Order })
 	opts := Options{Seeds: *seeds, FirstSeed: *firstSeed, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge, DeadlineDays: *deadlineDays, TightCycle: *tightCycle,
-		HeldOutN: *heldoutN, HeldOutTuning: *heldoutTuning, HeldOutUnguarded: *heldoutUnguarded}
+		HeldOutN: *heldoutN, HeldOutTuning: *heldoutTuning, HeldOutUnguarded: *heldoutUnguarded, HeldOutAblate: *heldoutAblate}
 
 	var rows []Row
 	failed := 0
