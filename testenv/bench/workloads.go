@@ -26,8 +26,8 @@ import (
 //     the jobs without goals, and the container-hours of the jobs with
 //     goals over their least work (sim.Scenario.MinWork).
 func init() {
-	// Rows: shift 8, fb-2009-day 7, fb-2009-saturated 7, drift 1, polo-a 2, polo-a+preemption 3, hetero-100-tight 5.
-	register(Bench{Area: "workloads", Order: 55, Run: runWorkloads, Rows: 33})
+	// Rows: shift 8, fb-2009-day 7, fb-2009-saturated 7, drift 2, polo-a 2, polo-a+preemption 3, hetero-100-tight 5.
+	register(Bench{Area: "workloads", Order: 55, Run: runWorkloads, Rows: 34})
 }
 
 func runWorkloads(o Options) ([]Row, error) {
@@ -112,11 +112,12 @@ func driftRows(o Options) ([]Row, error) {
 	seeds := benchSeeds(o)
 	follow := make([]time.Duration, len(seeds)) // -1: never within 10%
 	before := make([]float64, len(seeds))       // learned ratio just before the change
+	runs := make([]experiment.Result, len(seeds))
 	var tasks []func() error
 	for k, s := range seeds {
 		tasks = append(tasks, func() error {
 			enter := time.Duration(-1)
-			_, err := experiment.RunSidecar(name, s, experiment.SidecarOptions{MCSamples: 50, OnCycle: func(rep sidecar.CycleReport) {
+			r, err := experiment.RunSidecar(name, s, experiment.SidecarOptions{MCSamples: 50, OnCycle: func(rep sidecar.CycleReport) {
 				ratio := learnedRatio(rep.Decision.Rates, class, "gpu", "cpu-old")
 				since := rep.Snapshot.Time.Sub(sc.Start)
 				if since < change {
@@ -131,7 +132,7 @@ func driftRows(o Options) ([]Row, error) {
 					enter = -1
 				}
 			}})
-			follow[k] = enter
+			follow[k], runs[k] = enter, r
 			return err
 		})
 	}
@@ -154,7 +155,8 @@ func driftRows(o Options) ([]Row, error) {
 		b = append(b, fmt.Sprintf("%.2f", r))
 	}
 	return []Row{{Area: "workloads", Name: fmt.Sprintf("drift (%d seeds): time after train's gpu speed drops 4×→2× until the learned gpu/cpu-old rate stays within 10%% of it, per seed", len(seeds)),
-		Figure: strings.Join(figs, ", "), Baseline: "learned just before: " + strings.Join(b, ", ") + " (truth 4.00)", Goal: "follows (decay by runs)"}}, nil
+		Figure: strings.Join(figs, ", "), Baseline: "learned just before: " + strings.Join(b, ", ") + " (truth 4.00)", Goal: "follows (decay by runs)"},
+		reversalsRow(fmt.Sprintf("drift (%d seeds)", len(seeds)), runs...)}, nil
 }
 
 // learnedRatio is the learned rate of typ over base for a class (both
