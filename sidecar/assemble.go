@@ -19,6 +19,8 @@ type DeciderParts struct {
 	// SkipSteps removes named decide steps (step_skip.go): the
 	// experiments' step ablation, never the daemon's.
 	SkipSteps map[string]bool
+	// CheckStepWrites: see PSDecider.CheckStepWrites (tests only).
+	CheckStepWrites bool
 }
 
 // NewDecider builds the decision pipeline from the config, as the daemon
@@ -36,5 +38,6 @@ func NewDecider(cfg *Config, p DeciderParts) *PSDecider {
 		Models: p.Learner.Models, Residuals: p.Learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: samples,
 		Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
 		HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers,
-		Guarantees: cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: p.Preemption, SkipSteps: p.SkipSteps}
+		ReversalHold: cfg.Rate.ReversalHold,
+		Guarantees:   cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: p.Preemption, SkipSteps: p.SkipSteps}
 }
