@@ -1,12 +1,16 @@
 package sidecar
 
+import (
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+)
+
 import "github.com/yarn-sidecar/yarn-sidecar/calibrate"
 
 // DeciderParts are what the decider reads besides the config: the learner's
 // rates, models and residuals, the node classifier, the planning slot, the
 // admin's first-seen capacities, the preemption guard and the RM's version.
 type DeciderParts struct {
-	Learner    *HistoryLearner
+	Learner    *learn.HistoryLearner
 	Classifier calibrate.Classifier
 	Sizer      *SlotSizer
 	FirstSeen  *FirstSeen

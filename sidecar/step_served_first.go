@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
 // servedFirstStep keeps a busy queue whose current work fits within the
@@ -86,7 +87,7 @@ func liftPlan(s *decideState, floors map[string]map[string]float64, reason strin
 				want[qp.Path] = v
 			}
 		}
-		lifted := applyFloors(want, floors[part])
+		lifted := plan.ApplyFloors(want, floors[part])
 		for i := range s.Plan.Queues {
 			qp := &s.Plan.Queues[i]
 			v, ok := lifted[qp.Path]

@@ -15,7 +15,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/report"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
@@ -65,7 +65,7 @@ func TestDeadlinesAndStatusJudgeSparkApps(t *testing.T) {
 	}
 	classifier := calibrate.Classifier{Rules: []calibrate.NodeTypeRule{{Name: "cpu-old", HostPattern: "cpu-old-*"},
 		{Name: "cpu-new", HostPattern: "cpu-new-*"}, {Name: "gpu", HostPattern: "gpu-*"}}}
-	l := &sidecar.SparkLearner{HistoryLearner: &sidecar.HistoryLearner{Source: yc, Store: st, Classifier: classifier, ClassKey: "tag"},
+	l := &learn.SparkLearner{HistoryLearner: &learn.HistoryLearner{Source: yc, Store: st, Classifier: classifier, ClassKey: "tag"},
 		Spark: sparkobs.New(spc, nil), Budget: 50}
 	nodes, err := yc.Nodes(ctx)
 	if err != nil {

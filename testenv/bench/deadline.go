@@ -20,7 +20,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
@@ -279,7 +279,7 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			wsrv.Close()
 			return nil, err
 		}
-		learner := &sidecar.HistoryLearner{Source: wc, Store: store, ClassKey: calibrate.ClassKey("tag")}
+		learner := &learn.HistoryLearner{Source: wc, Store: store, ClassKey: calibrate.ClassKey("tag")}
 		snap, err := wc.Observe(context.Background(), yarn.ObserveOptions{Now: w.Now()})
 		if err == nil {
 			err = learner.Learn(context.Background(), snap)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/gen"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
@@ -130,7 +131,7 @@ func runHeldOut(o Options) ([]Row, error) {
 		if o.HeldOutUnguarded {
 			tasks = append(tasks, func() error {
 				cfg, _ := sidecar.ParseConfig(nil)
-				cfg.Mode = sidecar.ModeApply
+				cfg.Mode = act.ModeApply
 				unguarded(cfg)
 				r, err := experiment.RunSidecar(sc.Name, heldoutRunSeed, experiment.SidecarOptions{Scenario: sc, WarmupSeed: heldoutRunSeed + 100, MCSamples: 50, Config: cfg})
 				mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 )
 
@@ -46,7 +47,7 @@ func runLabels(o Options) ([]Row, error) {
 						if start.IsZero() {
 							start = rep.Snapshot.Time
 						}
-						if rep.Layout != nil && rep.Layout.Result == sidecar.ResultApplied {
+						if rep.Layout != nil && rep.Layout.Result == act.ResultApplied {
 							changes[k]++
 							if firstLabel[k] == 0 {
 								firstLabel[k] = rep.Snapshot.Time.Sub(start)

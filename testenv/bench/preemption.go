@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
@@ -67,7 +68,7 @@ func runPreemption(o Options) ([]Row, error) {
 			purpose: make([]experiment.Result, len(seeds))}
 		var tasks []func() error
 		for k, s := range seeds {
-			run := func(into []experiment.Result, mode sidecar.Mode, onPurpose bool) func() error {
+			run := func(into []experiment.Result, mode act.Mode, onPurpose bool) func() error {
 				return func() error {
 					cfg, _ := sidecar.ParseConfig(nil)
 					cfg.Mode = mode
@@ -77,8 +78,8 @@ func runPreemption(o Options) ([]Row, error) {
 					return err
 				}
 			}
-			tasks = append(tasks, run(runs.stock, sidecar.ModeDryRun, false), run(runs.safe, sidecar.ModeApply, false),
-				run(runs.purpose, sidecar.ModeApply, true))
+			tasks = append(tasks, run(runs.stock, act.ModeDryRun, false), run(runs.safe, act.ModeApply, false),
+				run(runs.purpose, act.ModeApply, true))
 		}
 		if err := experiment.Parallel(tasks); err != nil {
 			return nil, fmt.Errorf("%s with preemption: %w", name, err)

@@ -13,6 +13,9 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
@@ -122,7 +125,7 @@ func benchScale(o Options) ([]Row, error) {
 
 // stepTimer wraps the loop's observer, learner and decider to time each.
 type stepTimer struct {
-	obs                      sidecar.Observer
+	obs                      act.Observer
 	learn                    sidecar.Learner
 	dec                      sidecar.Decider
 	observe, conf, learnT, d time.Duration
@@ -186,15 +189,15 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		return nil, err
 	}
 	classifier := hostRules(sc)
-	api := sidecar.YARN{Client: client, Jobs: true, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
-	observeOnly := sidecar.YARN{Client: client, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
+	api := act.YARN{Client: client, Jobs: true, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
+	observeOnly := act.YARN{Client: client, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
 
 	// One snapshot vs the exporter's scrape, back to back, reps times
 	// alternating; each snapshot but the last by a fresh client, the last
 	// by the client the next snapshot and the cycle go on with.
-	fresh := func() (sidecar.YARN, error) {
+	fresh := func() (act.YARN, error) {
 		cl, err := yarn.New(yarn.Config{RMAddresses: []string{rm.URL}, Timeout: time.Minute, MaxResponseBytes: 1 << 30})
-		return sidecar.YARN{Client: cl, NodeType: classifier.TypeOf}, err
+		return act.YARN{Client: cl, NodeType: classifier.TypeOf}, err
 	}
 	reps := scaleReps(o)
 	// The floors' URIs, as a client of the daemon's options sends them:
@@ -205,7 +208,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	recorded := sidecar.YARN{Client: recClient, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
+	recorded := act.YARN{Client: recClient, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
 	if _, err := recorded.Observe(ctx, now); err != nil {
 		return nil, fmt.Errorf("snapshot, recorded: %w", err)
 	}
@@ -320,7 +323,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	reread := sidecar.YARN{Client: rereadClient, NodeType: classifier.TypeOf, NodeListingMaxAge: -1}
+	reread := act.YARN{Client: rereadClient, NodeType: classifier.TypeOf, NodeListingMaxAge: -1}
 	if _, err := reread.Observe(ctx, now); err != nil {
 		return nil, fmt.Errorf("snapshot, listing re-read: %w", err)
 	}
@@ -330,7 +333,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	fullApps := sidecar.YARN{Client: fullAppsClient, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge, AppUsageMaxAge: -1}
+	fullApps := act.YARN{Client: fullAppsClient, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge, AppUsageMaxAge: -1}
 	if _, err := fullApps.Observe(ctx, now); err != nil {
 		return nil, fmt.Errorf("snapshot, apps read in full: %w", err)
 	}
@@ -387,7 +390,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		return nil, err
 	}
 	defer store.Close()
-	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: calibrate.ClassKey("tag"), RecomputeEvery: 5 * time.Minute}
+	learner := &learn.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: calibrate.ClassKey("tag"), RecomputeEvery: 5 * time.Minute}
 	if err := learner.Refresh(); err != nil {
 		return nil, err
 	}
@@ -397,10 +400,10 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	slot := cluster.Resource{MemoryMB: 2048, VCores: 1}
 	steps := &stepTimer{obs: api, learn: learner,
 		dec: scaleDecider(learner, classifier)}
-	loop := &sidecar.Loop{Observer: steps, Learner: steps, Decider: steps, Applier: &sidecar.Applier{API: api, User: "yarn-sidecar"},
-		Mode: sidecar.ModeDryRun, Now: clock,
-		Rules: func(s cluster.Snapshot) sidecar.SafetyRules {
-			return sidecar.SafetyRules{MaxStepPercent: 10, HysteresisPercent: 2, FloorPercent: sidecar.FloorRule(s, slot, 1)}
+	loop := &sidecar.Loop{Observer: steps, Learner: steps, Decider: steps, Applier: &act.Applier{API: api, User: "yarn-sidecar"},
+		Mode: act.ModeDryRun, Now: clock,
+		Rules: func(s cluster.Snapshot) plan.SafetyRules {
+			return plan.SafetyRules{MaxStepPercent: 10, HysteresisPercent: 2, FloorPercent: sidecar.FloorRule(s, slot, 1)}
 		}}
 	if err := advance(30 * time.Second); err != nil {
 		return nil, err
@@ -421,7 +424,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		return nil, err
 	}
 	planStart := time.Now()
-	plan, err := sidecar.BuildPlan(rep.Snapshot.Time, live, rep.Snapshot.ConfVersion, rep.Decision.Targets, loop.Rules(rep.Snapshot))
+	plan, err := plan.BuildPlan(rep.Snapshot.Time, live, rep.Snapshot.ConfVersion, rep.Decision.Targets, loop.Rules(rep.Snapshot))
 	if err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}
@@ -430,7 +433,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	plan.Priorities = rep.Decision.Priorities
 	// The dry-run apply alone, on that plan (validation against the mini
 	// RM included, writes recorded only).
-	applier := sidecar.Applier{API: &sidecar.DryRunAPI{Inner: api}, User: "yarn-sidecar", Mode: sidecar.ModeDryRun}
+	applier := act.Applier{API: &act.DryRunAPI{Inner: api}, User: "yarn-sidecar", Mode: act.ModeDryRun}
 	applyStart := time.Now()
 	if _, err := applier.Apply(ctx, plan); err != nil {
 		return nil, fmt.Errorf("dry-run apply: %w", err)
@@ -585,7 +588,7 @@ func floorRow(name, kind, answers, rmShare, spread string, fl Measured, flRM rmR
 // scaleDecider is the daemon's decider (sidecar.NewDecider on the default
 // config, the slot read from the cluster) with 50 Monte-Carlo draws per job
 // instead of 2,000, so the cycle's time is the plan's and not the sampler's.
-func scaleDecider(learner *sidecar.HistoryLearner, classifier calibrate.Classifier) *sidecar.PSDecider {
+func scaleDecider(learner *learn.HistoryLearner, classifier calibrate.Classifier) *sidecar.PSDecider {
 	cfg, _ := sidecar.ParseConfig(nil)
 	return sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier,
 		Sizer: &sidecar.SlotSizer{}, Samples: 50})

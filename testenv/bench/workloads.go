@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
@@ -273,7 +274,7 @@ func poloPreemptionRows(o Options) ([]Row, error) {
 		return nil, err
 	}
 	cfg, _ := sidecar.ParseConfig(nil)
-	cfg.Mode = sidecar.ModeApply
+	cfg.Mode = act.ModeApply
 	cfg.Preemption.OnPurpose = true
 	stock, side, err := poloPair(sc, cfg)
 	if err != nil {
@@ -310,7 +311,7 @@ func tightRows(o Options) ([]Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg.Mode = sidecar.ModeApply
+		cfg.Mode = act.ModeApply
 		if checks[k], err = experiment.NewBandChecker(name, cfg); err != nil {
 			return nil, err
 		}
