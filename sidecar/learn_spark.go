@@ -24,9 +24,9 @@ import (
 //
 // The plan sees a running Spark app by its app class, whose CR row is its
 // stages' family row (calibrate/families.go), so its progress share
-// (eq. 4.1) uses the rates its stages taught. Not done here: the finished
-// Spark apps of before a restart (the observer backfills the apps it saw
-// running).
+// (eq. 4.1) uses the rates its stages taught. Finished apps come from the
+// History Server: those it saw run, and those that finished while the
+// sidecar was down, listed since a durable cursor (learn_spark_backfill.go).
 //
 // Each cycle it also keeps, per running Spark app it has read, the
 // remaining work of its stages (sparkobs.Predict over the history's task
@@ -63,7 +63,7 @@ func (s *SparkLearner) Learn(ctx context.Context, snap cluster.Snapshot) error {
 	var errs []error
 	errs = append(errs, cy.Errors...)
 	if left := budget - cy.Requests; left > 0 {
-		more, _, berrs := s.Spark.Backfill(ctx, nil, nodes, s.ClassKey.ClassOf, left)
+		more, _, berrs := s.backfill(ctx, snap, nodes, left) // learn_spark_backfill.go
 		samples = append(samples, more...)
 		errs = append(errs, berrs...)
 	}
