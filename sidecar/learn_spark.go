@@ -138,7 +138,8 @@ func (s *SparkLearner) outlook(snap cluster.Snapshot, cy sparkobs.Cycle) {
 		}
 		class := s.ClassKey.ClassOf(a)
 		p := sparkobs.Predict(class, stages, cy.Slots[a.ID], s.times)
-		s.outlooks[a.ID] = deadline.Outlook{Remain: p.Remaining, LogSpread: p.LogSpread, Tasks: p.RemainingTasks, Known: p.Known, Method: "spark-stages"}
+		s.outlooks[a.ID] = deadline.Outlook{Remain: p.Remaining, LogSpread: p.LogSpread, Tasks: p.RemainingTasks, Known: p.Known, Method: "spark-stages",
+			Stages: p.Stages, ExecutorCores: executorCores(cy.Slots[a.ID], cy.Executors[a.ID])}
 		v := sparkobs.View(a.ID, stages, cy.Executors[a.ID], cy.Slots[a.ID])
 		v.Name, v.Queue, v.Class = a.Name, a.Queue, class
 		s.views = append(s.views, v)

@@ -111,3 +111,23 @@ func nextSparkCursor(cursor time.Time, listed []sparkobs.CompletedApp, pending f
 	}
 	return next
 }
+
+// executorCores is one executor's task slots (spark.executor.cores over
+// spark.task.cpus) as the app's active executors show them: their cores
+// over their count; 0 when it holds none (the deadline report then keeps
+// "needed" at what the app holds). spark.dynamicAllocation.maxExecutors
+// is not read (the environment endpoint is not observed), so the search
+// is bounded by the queue alone.
+func executorCores(slots, execs map[string]int) int {
+	c, n := 0, 0
+	for _, k := range slots {
+		c += k
+	}
+	for _, k := range execs {
+		n += k
+	}
+	if n == 0 {
+		return 0
+	}
+	return c / n
+}
