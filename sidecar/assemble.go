@@ -16,6 +16,8 @@ type DeciderParts struct {
 	// cycle) where a simulation runs thousands of cycles; 0 keeps the
 	// config's.
 	Samples int
+	// CheckStepWrites: see PSDecider.CheckStepWrites (tests only).
+	CheckStepWrites bool
 }
 
 // NewDecider builds the decision pipeline from the config, as the daemon
@@ -33,5 +35,6 @@ func NewDecider(cfg *Config, p DeciderParts) *PSDecider {
 		Models: p.Learner.Models, Residuals: p.Learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: samples,
 		Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
 		HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers,
-		Guarantees: cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: p.Preemption}
+		ReversalHold: cfg.Rate.ReversalHold,
+		Guarantees:   cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: p.Preemption}
 }

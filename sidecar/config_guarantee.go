@@ -68,6 +68,12 @@ type RateConfig struct {
 	// 0: 15m and 10; a negative window turns the guard off).
 	FlapWindow      time.Duration `yaml:"flap_window"`
 	FlapGainPercent float64       `yaml:"flap_gain_percent"`
+	// ReversalHold: the plan does not move a capacity back against its
+	// last change made less than this ago, except toward the admin's value
+	// (all the way, or by 10 points), for a guarantee given back or a
+	// deadline (step_reversal_hold.go). Off unless set (0): it cost gains
+	// and goals on the shipped scenarios (BENCHMARKS.md).
+	ReversalHold time.Duration `yaml:"reversal_hold"`
 }
 
 func (g GuaranteeConfig) orDefault(def GuaranteeConfig) GuaranteeConfig {

@@ -60,6 +60,9 @@ type PSDecider struct {
 	// DefaultCalibrationMaxContainers).
 	HarmMarginPercent        float64
 	CalibrationMaxContainers int64
+	// ReversalHold is how long a written capacity is protected against
+	// being moved back (step_reversal_hold.go; 0 or negative: off).
+	ReversalHold time.Duration
 	// Guarantees are the admin's bands (Config.Bands).
 	Guarantees GuaranteeBands
 	// RMVersion is the ResourceManager's hadoopVersion (/cluster/info):
@@ -83,6 +86,13 @@ type PSDecider struct {
 	// (calibrationSampledStep).
 	samples calibrationSamples
 	homes   homesSince
+	// CheckStepWrites makes Decide fail when a step changes a part of the
+	// state its contract (step_contracts.go) does not declare. Tests and
+	// experiments only: it prints the whole state after every step.
+	CheckStepWrites bool
+
+	// moves are the live capacities' last moves (reversalHoldStep).
+	moves capMoves
 }
 
 type tableRates struct{ t *calibrate.Table }

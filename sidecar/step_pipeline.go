@@ -103,6 +103,9 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		// raise; the rate limit checks the written change).
 		restoresStep{Seen: seen},
 		guaranteeStep{Bands: d.Guarantees, Seen: seen},
+		// After the bands (it only moves targets back to live values) and
+		// before the do-no-harm check, which judges what is left.
+		reversalHoldStep{Moves: d.moves, Seen: seen, Hold: d.ReversalHold},
 		// After the bands (a blend of in-band values stays in band),
 		// before the preemption steps (they only move toward live values):
 		// no class predicted slower than under the admin's configuration.
@@ -159,12 +162,27 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 		d.samples, d.homes = calibrationSamples{}, homesSince{}
 	}
 	d.homes.observe(tree, snap.Time, len(d.homes) == 0)
+	if d.moves == nil {
+		d.moves = capMoves{}
+	}
+	d.moves.observe(tree, snap.Time)
 	d.samples.follow(d.sent, tree, snap, d.homes)
 	setBy := map[string]string{}
 	prev := targetValues(s.Targets)
+	var before map[string]string
+	if d.CheckStepWrites {
+		before = stateFields(s)
+	}
 	for _, st := range d.steps(seen) {
 		if err := st.Run(s); err != nil {
 			return Decision{}, fmt.Errorf("decide step %s: %w", st.Name(), err)
+		}
+		if d.CheckStepWrites {
+			after := stateFields(s)
+			if err := checkWrites(st.Name(), before, after); err != nil {
+				return Decision{}, err
+			}
+			before = after
 		}
 		cur := targetValues(s.Targets)
 		chargeChanges(setBy, prev, cur, st.Name())

@@ -236,7 +236,7 @@ func TestPreemptionStepInPipeline(t *testing.T) {
 		names = append(names, st.Name())
 	}
 	order := strings.Join(names, ",")
-	if !strings.Contains(order, "guarantee bands,do no harm,preemption,preemption shield,mode") {
+	if !strings.Contains(order, "guarantee bands,reversal hold,do no harm,preemption,preemption shield,mode") {
 		t.Fatalf("steps %s: want the preemption step between the bands and the mode", order)
 	}
 	w := newCutWorld()

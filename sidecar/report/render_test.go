@@ -51,7 +51,7 @@ func sampleStatus() sidecar.Status {
 				Queues: qpts(75), Shares: []sidecar.QueueShare{{Queue: "root.crypto", Jobs: 1, PS: 0.6, Fair: 0.5}}}},
 		Plans: []sidecar.PlanRecord{{Time: t0, Result: sidecar.ResultApplied, Reasons: []string{"queue crypto: jobs run 2.0× on gpu vs the default partition"},
 			Changes: []sidecar.Change{
-				{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "25", To: "75", Limited: true, Reason: "queue crypto: jobs run 2.0× on gpu vs the default partition"},
+				{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "25", To: "75", Limited: true, SetBy: "targets", Reason: "queue crypto: jobs run 2.0× on gpu vs the default partition"},
 				{Queue: "root.crypto", Partition: "gpu", Property: "default-node-label-expression", From: "", To: "gpu", Reason: "queue crypto: jobs run 2.0× on gpu vs the default partition"},
 				{Queue: "root.sort", Property: "accessible-node-labels.gpu.capacity", From: "75", To: "25", Reason: "queue sort: idle; its share goes to the queues that need it"}}}},
 	}
@@ -88,7 +88,7 @@ func TestRenderHasEverySection(t *testing.T) {
 		"2 of 4 class × node-type rates unknown", "application_1_0002 tasks", `id="window">5m<`,
 		"crypto: guarantee gpu 25→75% (step-limited); its home moved to gpu — jobs run 2.0× on gpu vs the default partition.",
 		"sort: guarantee gpu 75→25% — idle; its share goes to the queues that need it.",
-		"<summary>properties (3)</summary>", "root.crypto accessible-node-labels.gpu.capacity 25→75",
+		"<summary>properties (3)</summary>", "root.crypto accessible-node-labels.gpu.capacity 25→75</code> set by targets (step-limited)",
 		"the same jobs under stock capacities", "Chart.defaults.animation",
 	} {
 		if !strings.Contains(html, want) {

@@ -143,6 +143,7 @@ func unguarded(cfg *sidecar.Config) {
 	cfg.Safety.HarmMarginPercent = -1
 	cfg.Safety.CalibrationMaxContainers = math.MaxInt32
 	cfg.Rate.FlapWindow = -1
+	cfg.Rate.ReversalHold = -1
 }
 
 func wrapCluster(seed int64, mode string, err error) error {

@@ -131,6 +131,10 @@ type SidecarOptions struct {
 	// Scenario, when set, is run instead of the named scenario (a variant,
 	// e.g. with preemption switched on); scenario then only names it.
 	Scenario *sim.Scenario
+	// CheckStepWrites makes every decision fail on a step that changes
+	// what its contract does not declare (sidecar/step_contracts.go); the
+	// error reaches OnCycle.
+	CheckStepWrites bool
 	// Labels lets the sidecar lay out node-label partitions itself
 	// (safety.allow_node_label_changes; issue 17).
 	Labels bool
@@ -346,7 +350,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		// decider: 200 per job per cycle (o.MCSamples) keep a day of cycles
 		// fast; the plan steps and the guards are the daemon's.
 		Decider: sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier, Sizer: sizer,
-			FirstSeen: firstSeen, RMVersion: info.HadoopVersion, Samples: o.MCSamples,
+			FirstSeen: firstSeen, RMVersion: info.HadoopVersion, Samples: o.MCSamples, CheckStepWrites: o.CheckStepWrites,
 			// The scenario's yarn-site is what the daemon reads from
 			// HADOOP_CONF_DIR (max_wait_before_kill, max_ignored_over_capacity).
 			Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
