@@ -30,6 +30,12 @@ const SparkHistoryLag = 10 * time.Minute
 // learner moves nothing.
 func (s *SparkLearner) backfill(ctx context.Context, snap cluster.Snapshot, nodes sparkobs.Nodes, budget int) ([]calibrate.Sample, int, []error) {
 	h := s.HistoryLearner
+	if !s.Spark.CanList() { // no History Server (spark.history_server unset): nothing to list
+		if budget <= 0 {
+			return nil, 0, nil
+		}
+		return s.Spark.Backfill(ctx, nil, nodes, s.ClassKey.ClassOf, budget)
+	}
 	cursor, err := h.Store.SparkCursor()
 	if err != nil {
 		return nil, 0, []error{fmt.Errorf("read the Spark backfill cursor: %w", err)}

@@ -58,5 +58,17 @@ func (o *Observer) Completed(ctx context.Context, since time.Time) ([]CompletedA
 	return out, err
 }
 
+// CanList reports a reader that can list the History Server's apps (a
+// *spark.Client with a History Server address).
+func (o *Observer) CanList() bool {
+	if _, ok := o.r.(Lister); !ok {
+		return false
+	}
+	if h, ok := o.r.(interface{ HasHistory() bool }); ok {
+		return h.HasHistory()
+	}
+	return true
+}
+
 // Pending reports an app Backfill has yet to read whole.
 func (o *Observer) Pending(appID string) bool { return o.apps[appID] != nil }
