@@ -16,6 +16,9 @@ type DeciderParts struct {
 	// cycle) where a simulation runs thousands of cycles; 0 keeps the
 	// config's.
 	Samples int
+	// SkipSteps removes named decide steps (step_skip.go): the
+	// experiments' step ablation, never the daemon's.
+	SkipSteps map[string]bool
 	// CheckStepWrites: see PSDecider.CheckStepWrites (tests only).
 	CheckStepWrites bool
 }
@@ -36,5 +39,5 @@ func NewDecider(cfg *Config, p DeciderParts) *PSDecider {
 		Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
 		HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers,
 		ReversalHold: cfg.Rate.ReversalHold,
-		Guarantees:   cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: p.Preemption}
+		Guarantees:   cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: p.Preemption, SkipSteps: p.SkipSteps}
 }

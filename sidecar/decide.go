@@ -78,6 +78,9 @@ type PSDecider struct {
 	// Preemption, when set, bounds the work the RM's preemption would
 	// throw away because of a plan (preemptionStep, step_preemption.go).
 	Preemption *PreemptionGuard
+	// SkipSteps removes the named steps (Name()) from the decision, for
+	// the step ablation only (step_skip.go); never set from the config.
+	SkipSteps map[string]bool
 
 	// sent are the queues the plan routed to calibrate, kept until they
 	// live elsewhere (calibrationReturnStep).

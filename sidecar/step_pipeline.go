@@ -173,7 +173,11 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	if d.CheckStepWrites {
 		before = stateFields(s)
 	}
-	for _, st := range d.steps(seen) {
+	steps, err := withoutSkipped(d.steps(seen), d.SkipSteps)
+	if err != nil {
+		return Decision{}, err
+	}
+	for _, st := range steps {
 		if err := st.Run(s); err != nil {
 			return Decision{}, fmt.Errorf("decide step %s: %w", st.Name(), err)
 		}

@@ -148,6 +148,9 @@ type SidecarOptions struct {
 	// MaxCycles, when positive, stops the run after that many cycles (the
 	// jobs need not finish; Result.Jobs then holds those that did).
 	MaxCycles int
+	// SkipSteps runs the sidecar with these decide steps removed (their
+	// Name(); sidecar/step_skip.go): the step ablation of issue 32.
+	SkipSteps map[string]bool
 }
 
 // RunSidecar runs the scenario with the sidecar steering it in lock-step:
@@ -350,7 +353,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		// decider: 200 per job per cycle (o.MCSamples) keep a day of cycles
 		// fast; the plan steps and the guards are the daemon's.
 		Decider: sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier, Sizer: sizer,
-			FirstSeen: firstSeen, RMVersion: info.HadoopVersion, Samples: o.MCSamples, CheckStepWrites: o.CheckStepWrites,
+			FirstSeen: firstSeen, RMVersion: info.HadoopVersion, Samples: o.MCSamples, CheckStepWrites: o.CheckStepWrites, SkipSteps: o.SkipSteps,
 			// The scenario's yarn-site is what the daemon reads from
 			// HADOOP_CONF_DIR (max_wait_before_kill, max_ignored_over_capacity).
 			Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
