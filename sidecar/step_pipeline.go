@@ -76,6 +76,7 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		slotsStep{},
 		ratesStep{ReadCost: d.ReadCost},
 		demandStep{Queues: d.Queues, Seen: seen},
+		sparkPlanStep{Apps: d.SparkApps},
 		// Before the plan: a queue whose calibration sample ran is not
 		// sent to calibrate again.
 		calibrationSampledStep{Samples: d.samples, Models: d.Models},

@@ -193,6 +193,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, erro
 		// The deadline report judges running Spark apps by their stages'
 		// remaining work (issue 36 item 5).
 		d.Decider.(*sidecar.PSDecider).Outlooks = d.Spark.Outlooks
+		d.Decider.(*sidecar.PSDecider).SparkApps = d.Spark.SparkApps
 	}
 	return d, nil
 }

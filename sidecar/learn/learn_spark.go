@@ -24,9 +24,9 @@ import (
 //
 // The plan sees a running Spark app by its app class, whose CR row is its
 // stages' family row (calibrate/families.go), so its progress share
-// (eq. 4.1) uses the rates its stages taught. Not done here: the finished
-// Spark apps of before a restart (the observer backfills the apps it saw
-// running).
+// (eq. 4.1) uses the rates its stages taught. Finished apps come from the
+// History Server: those it saw run, and those that finished while the
+// sidecar was down, listed since a durable cursor (learn_spark_backfill.go).
 //
 // Each cycle it also keeps, per running Spark app it has read, the
 // remaining work of its stages (sparkobs.Predict over the history's task
@@ -63,7 +63,7 @@ func (s *SparkLearner) Learn(ctx context.Context, snap cluster.Snapshot) error {
 	var errs []error
 	errs = append(errs, cy.Errors...)
 	if left := budget - cy.Requests; left > 0 {
-		more, _, berrs := s.Spark.Backfill(ctx, nil, nodes, s.ClassKey.ClassOf, left)
+		more, _, berrs := s.backfill(ctx, snap, nodes, left) // learn_spark_backfill.go
 		samples = append(samples, more...)
 		errs = append(errs, berrs...)
 	}
@@ -138,7 +138,8 @@ func (s *SparkLearner) outlook(snap cluster.Snapshot, cy sparkobs.Cycle) {
 		}
 		class := s.ClassKey.ClassOf(a)
 		p := sparkobs.Predict(class, stages, cy.Slots[a.ID], s.times)
-		s.outlooks[a.ID] = deadline.Outlook{Remain: p.Remaining, LogSpread: p.LogSpread, Tasks: p.RemainingTasks, Known: p.Known, Method: "spark-stages"}
+		s.outlooks[a.ID] = deadline.Outlook{Remain: p.Remaining, LogSpread: p.LogSpread, Tasks: p.RemainingTasks, Known: p.Known, Method: "spark-stages",
+			Stages: p.Stages, ExecutorCores: executorCores(cy.Slots[a.ID], cy.Executors[a.ID])}
 		v := sparkobs.View(a.ID, stages, cy.Executors[a.ID], cy.Slots[a.ID])
 		v.Name, v.Queue, v.Class = a.Name, a.Queue, class
 		s.views = append(s.views, v)

@@ -135,14 +135,14 @@ func (h *sparkHarness) observeRun(store *calibrate.Store, cycle time.Duration, b
 }
 
 // benchSpark runs the row groups rates (also the prediction and request
-// rows of spark-mixed), requests (1,000 apps) and compare, each unless
-// -rows names another.
+// rows of spark-mixed), requests (1,000 apps), compare and bound
+// (spark_bound.go), each unless -rows names another.
 func benchSpark(o Options) ([]Row, error) {
 	var rows []Row
 	for _, g := range []struct {
 		name string
 		run  func(Options) ([]Row, error)
-	}{{"rates", benchSparkRates}, {"requests", benchSparkRequests}, {"compare", benchSparkCompare}} {
+	}{{"rates", benchSparkRates}, {"requests", benchSparkRequests}, {"compare", benchSparkCompare}, {"bound", benchSparkBound}} {
 		if o.Rows != "" && !strings.Contains(g.name, o.Rows) {
 			continue
 		}

@@ -393,6 +393,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 	if sl, ok := loopLearner.(*learn.SparkLearner); ok { // as the daemon wires it
 		loop.Decider.(*sidecar.PSDecider).Outlooks = sl.Outlooks
+		loop.Decider.(*sidecar.PSDecider).SparkApps = sl.SparkApps
 	}
 	if o.Labels || cfg.Safety.AllowNodeLabelChanges {
 		loop.Labels = &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
