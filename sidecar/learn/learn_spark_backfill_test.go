@@ -1,4 +1,4 @@
-package sidecar_test
+package learn_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/rmweb"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
@@ -56,7 +56,7 @@ func TestSparkBackfillAfterRestart(t *testing.T) {
 	// start is a sidecar process: a fresh learner and observer on the
 	// history file.
 	var requests func() int64
-	start := func() (*sidecar.SparkLearner, *calibrate.Store) {
+	start := func() (*learn.SparkLearner, *calibrate.Store) {
 		store, err := calibrate.Open(path)
 		if err != nil {
 			t.Fatal(err)
@@ -66,10 +66,10 @@ func TestSparkBackfillAfterRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		requests = spc.Requests
-		return &sidecar.SparkLearner{HistoryLearner: &sidecar.HistoryLearner{Source: yc, Store: store, Classifier: classifier, ClassKey: "tag"},
+		return &learn.SparkLearner{HistoryLearner: &learn.HistoryLearner{Source: yc, Store: store, Classifier: classifier, ClassKey: "tag"},
 			Spark: sparkobs.New(spc, nil), Budget: 20}, store
 	}
-	cycle := func(l *sidecar.SparkLearner) {
+	cycle := func(l *learn.SparkLearner) {
 		t.Helper()
 		c.Step(time.Minute)
 		apps, err := yc.Apps(ctx, "RUNNING")
