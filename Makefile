@@ -37,9 +37,12 @@ fuzz:
 soak: build
 	KILLTEST_KILLS=100 $(GO) test -count=1 -timeout 30m -run TestKillAnywhere -v ./testenv/killtest/
 
-# Every benchmark row of BENCHMARKS.md, printed as one table.
+# What ships, one benchmark row per goal (≤150 rows; `go run ./testenv/bench
+# -list` counts them), printed as one table. BENCH_FLAGS=-candidates adds the
+# candidates, diagnostics and breakdowns (BENCHMARKS.md).
+BENCH_FLAGS ?=
 bench: build
-	$(GO) run ./testenv/bench
+	$(GO) run ./testenv/bench $(BENCH_FLAGS)
 
 demo: build
 	./scripts/demo.sh

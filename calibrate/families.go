@@ -14,12 +14,26 @@ import (
 // gives.
 const FamilySep = "/"
 
+// GPUExecutorSuffix ends the executor type of a Spark executor holding
+// GPUs on a node that has them ("gpu/gpu": sparkobs.ExecutorType). No node
+// has such a type; the planner reads it for apps whose executors hold
+// GPUs (sidecar's Spark GPU step).
+const GPUExecutorSuffix = "/gpu"
+
+// IsGPUExecutorType reports a GPU executor type.
+func IsGPUExecutorType(typ string) bool { return strings.HasSuffix(typ, GPUExecutorSuffix) }
+
 // addFamilies gives each family of member classes a row when the table
 // has none of its own: on each node type, the geometric mean over the
 // members known there and on the family's reference type of the member's
 // ratio to that reference, weighted by the fewer of the two cells'
-// samples. The family's reference is the type with the most samples over
-// its members. A family cell is known when its weights reach minSamples.
+// samples. The family's reference is the node type with the most samples
+// over its members, a GPU executor type ("<type>/gpu", GPUExecutorSuffix)
+// only when no node type has any: an uncalibrated cell is taken as the
+// reference's speed (progress.Rates), and that must be a CPU executor's,
+// not a GPU's 3x (issue 36: spark-mixed's ml apps, mostly measured on GPU
+// executors, had cpu-new taken as fast as a GPU). A family cell is known
+// when its weights reach minSamples.
 // Members whose speed-up differs by type blend by their samples: a stand-
 // in for the app's own stage mix, which a running app's remaining work
 // would weigh better.
@@ -45,7 +59,8 @@ func addFamilies(t *Table, minSamples int) {
 		}
 		ref := ""
 		for typ, n := range count {
-			if ref == "" || n > count[ref] || n == count[ref] && typ < ref {
+			if ref == "" || IsGPUExecutorType(ref) && !IsGPUExecutorType(typ) ||
+				IsGPUExecutorType(ref) == IsGPUExecutorType(typ) && (n > count[ref] || n == count[ref] && typ < ref) {
 				ref = typ
 			}
 		}

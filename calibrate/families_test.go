@@ -48,3 +48,29 @@ func TestFamilies(t *testing.T) {
 		t.Errorf("etl reference %q", ref)
 	}
 }
+
+func TestFamilyReferenceIsANodeType(t *testing.T) {
+	// Most of ml's samples ran on GPU executors (gpu/gpu, 3x); its
+	// reference is still a node type, so an unmeasured type taken as 1
+	// is a CPU executor's speed, not a GPU's.
+	var ss []Sample
+	add := func(class, typ string, n int, sec float64) {
+		for i := 0; i < n; i++ {
+			ss = append(ss, Sample{AttemptID: fmt.Sprintf("%s-%s-%d", class, typ, i), JobID: "app1", Class: class, NodeType: typ,
+				Finish: time.Unix(int64(i), 0), Elapsed: time.Duration(sec * float64(time.Second)), Type: "MAP"})
+		}
+	}
+	add("ml/load", "gpu/gpu", 40, 10)
+	add("ml/load", "cpu-old", 10, 30)
+	add("ml/load", "gpu", 5, 30)
+	tb := Estimate(ss, Options{})
+	if ref := tb.Reference("ml"); ref != "cpu-old" {
+		t.Fatalf("ml reference %q, want cpu-old (the node type with the most samples)", ref)
+	}
+	if r, _ := tb.Rate("ml", "gpu/gpu"); math.Abs(r.Ratio-3) > 1e-9 {
+		t.Errorf("ml on gpu/gpu %v, want 3", r.Ratio)
+	}
+	if !IsGPUExecutorType("gpu/gpu") || IsGPUExecutorType("gpu") {
+		t.Error("IsGPUExecutorType")
+	}
+}

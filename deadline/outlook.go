@@ -26,6 +26,14 @@ type Outlook struct {
 	Known bool
 	// Method names the prediction (e.g. "spark-stages").
 	Method string
+	// Stages are the app's unfinished stages (StagesRemain), ExecutorCores
+	// the task slots of one executor and MaxExecutors
+	// spark.dynamicAllocation.maxExecutors (0: not known): with them the
+	// report searches the executors the goal needs and may say "cannot
+	// meet" (executorsNeeded); without, Needed is what the app holds.
+	Stages        []OutlookStage
+	ExecutorCores int
+	MaxExecutors  int
 }
 
 // outlookPoints is how many quantiles stand for an Outlook's lognormal.
@@ -45,13 +53,16 @@ func OutlookDistribution(o Outlook) Distribution {
 }
 
 // outlookVerdict fills jr from an app's Outlook: P50/P90/CDF, and with a
-// goal P(meet) and the verdict. "Cannot meet even with the whole queue"
-// needs what more executors would change (dynamic allocation), which the
-// Outlook does not say: such an app is at most "at risk", and Needed is
-// the containers it holds, the ones its Outlook runs on (so the
-// decision's goal steps neither lend them away nor claim more on a
+// goal P(meet) and the verdict. With the Outlook's stages and executor
+// size, Needed is the executors the goal needs at the confidence
+// (executorsNeeded, up to maxW — the most containers its queue may hold
+// — and MaxExecutors when known) and an app that even maxW cannot bring
+// in time "cannot meet even with the whole queue". Without them, what
+// more executors would change is not known: the app is at most "at risk"
+// and Needed is the containers it holds, the ones its Outlook runs on (so
+// the decision's goal steps neither lend them away nor claim more on a
 // guess).
-func outlookVerdict(jr *JobReport, o Outlook, now time.Time, goal *time.Time, confidence float64) {
+func outlookVerdict(jr *JobReport, o Outlook, now time.Time, goal *time.Time, confidence float64, maxW int) {
 	jr.Method = o.Method
 	if jr.Method == "" {
 		jr.Method = "outlook"
@@ -74,12 +85,30 @@ func outlookVerdict(jr *JobReport, o Outlook, now time.Time, goal *time.Time, co
 	if goal == nil {
 		return
 	}
-	p := d.P(goal.Sub(now).Seconds())
+	left := goal.Sub(now).Seconds()
+	p := d.P(left)
 	jr.PMeet = &p
-	jr.Needed, jr.NeededIsHeld = jr.Held, true
-	if p >= confidence {
+	if len(o.Stages) == 0 || o.ExecutorCores <= 0 {
+		jr.Needed, jr.NeededIsHeld = jr.Held, true
+		if p >= confidence {
+			jr.Verdict = OnTrack
+		} else {
+			jr.Verdict = AtRisk
+		}
+		return
+	}
+	limit := maxW
+	if o.MaxExecutors > 0 {
+		limit = min(limit, o.MaxExecutors)
+	}
+	need, ok := executorsNeeded(o, left, confidence, limit)
+	jr.Needed = need
+	switch {
+	case p >= confidence:
 		jr.Verdict = OnTrack
-	} else {
+	case ok:
 		jr.Verdict = AtRisk
+	default:
+		jr.Verdict = CannotMeet
 	}
 }

@@ -218,7 +218,7 @@ func Report(snap cluster.Snapshot, models map[string]PhaseModel, o ReportOptions
 			if hasGoal {
 				g = &goal.Deadline
 			}
-			outlookVerdict(&jr, ol, snap.Time, g, o.Confidence)
+			outlookVerdict(&jr, ol, snap.Time, g, o.Confidence, maxW)
 		case hasModel && a.Job != nil:
 			w := Work{Maps: a.Job.MapsTotal - a.Job.MapsCompleted - len(a.Job.RunningMaps), Reduces: a.Job.ReducesTotal - a.Job.ReducesCompleted}
 			if w.Maps < 0 {

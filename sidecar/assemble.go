@@ -1,12 +1,16 @@
 package sidecar
 
+import (
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+)
+
 import "github.com/yarn-sidecar/yarn-sidecar/calibrate"
 
 // DeciderParts are what the decider reads besides the config: the learner's
 // rates, models and residuals, the node classifier, the planning slot, the
 // admin's first-seen capacities, the preemption guard and the RM's version.
 type DeciderParts struct {
-	Learner    *HistoryLearner
+	Learner    *learn.HistoryLearner
 	Classifier calibrate.Classifier
 	Sizer      *SlotSizer
 	FirstSeen  *FirstSeen
@@ -16,6 +20,9 @@ type DeciderParts struct {
 	// cycle) where a simulation runs thousands of cycles; 0 keeps the
 	// config's.
 	Samples int
+	// SkipSteps removes named decide steps (step_skip.go): the
+	// experiments' step ablation, never the daemon's.
+	SkipSteps map[string]bool
 	// CheckStepWrites: see PSDecider.CheckStepWrites (tests only).
 	CheckStepWrites bool
 }
@@ -36,5 +43,5 @@ func NewDecider(cfg *Config, p DeciderParts) *PSDecider {
 		Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
 		HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers, IdleWindow: cfg.Safety.IdleWindow,
 		ReversalHold: cfg.Rate.ReversalHold,
-		Guarantees:   cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: p.Preemption}
+		Guarantees:   cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: p.Preemption, SkipSteps: p.SkipSteps}
 }

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -22,15 +23,15 @@ import (
 // live value is not what the log says YARN holds — someone else set it
 // since — keeps its live value: that one is the admin's. restored and
 // changedSince list those properties (sorted).
-func AdminConf(live schedconf.Conf, entries []AuditEntry) (admin schedconf.Conf, restored, changedSince []string) {
+func AdminConf(live schedconf.Conf, entries []act.AuditEntry) (admin schedconf.Conf, restored, changedSince []string) {
 	first := map[string]string{} // the admin's value: before the sidecar's first write
 	last := map[string]string{}  // what YARN held after the last record
 	for _, e := range entries {
-		if e.Mode != ModeApply {
+		if e.Mode != act.ModeApply {
 			continue
 		}
 		switch e.Result {
-		case ResultApplied, ResultRecovered:
+		case act.ResultApplied, act.ResultRecovered:
 			for k, after := range e.After {
 				if !strings.HasPrefix(k, schedconf.Prefix) {
 					continue // a node's labels (label records), not the scheduler's configuration
@@ -40,7 +41,7 @@ func AdminConf(live schedconf.Conf, entries []AuditEntry) (admin schedconf.Conf,
 				}
 				last[k] = after
 			}
-		case ResultChangedOutside:
+		case act.ResultChangedOutside:
 			// Another writer (the admin) set these at a restart's
 			// reconciliation: that value is the admin's from then on.
 			for k, live := range e.After {

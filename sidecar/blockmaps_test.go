@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/hdfs"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/hdfsns"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/namenode"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
@@ -81,7 +82,7 @@ func TestBlockMapsInLoopCycle(t *testing.T) {
 	conf := schedconf.Conf{"yarn.scheduler.capacity.root.queues": "a", "yarn.scheduler.capacity.root.a.capacity": "100"}
 	rm := &fakeRM{conf: conf.Clone()}
 	board := &StatusBoard{}
-	loop := &Loop{Observer: fixedObserver{snap, conf}, Decider: noDecision{}, Applier: &Applier{API: rm}, Mode: ModeDryRun,
+	loop := &Loop{Observer: fixedObserver{snap, conf}, Decider: noDecision{}, Applier: &act.Applier{API: rm}, Mode: act.ModeDryRun,
 		BlockMaps: &BlockMaps{Reader: client}, OnCycle: func(r CycleReport) { RecordCycle(board, r) }}
 	rep, err := loop.Once(context.Background())
 	if err != nil {

@@ -13,27 +13,10 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
-
-// Mode says whether the sidecar may write to YARN.
-type Mode string
-
-// Modes. Dry-run is the default until the config says otherwise.
-const (
-	ModeDryRun Mode = "dry-run"
-	ModeApply  Mode = "apply"
-	// ModePropose runs as dry-run and keeps the plan as the admin would
-	// apply it (a capacity-scheduler.xml, its diff, the commands) at the
-	// daemon's /proposal: for clusters whose files belong to Ambari or
-	// Cloudera Manager (issue 34).
-	ModePropose Mode = "propose"
-)
-
-// RecordsOnly reports whether the mode writes nothing to YARN (dry-run,
-// propose).
-func (m Mode) RecordsOnly() bool { return m == ModeDryRun || m == ModePropose }
 
 // ActConfig is how the sidecar acts where the RM's scheduler configuration
 // store is the file store.
@@ -62,7 +45,7 @@ const ActViaRefreshQueues = "refresh-queues"
 // documents every option). Load it with LoadConfig, which defaults then
 // validates.
 type Config struct {
-	Mode Mode `yaml:"mode"`
+	Mode act.Mode `yaml:"mode"`
 	// Act says how apply mode writes on a file-store RM (issue 34).
 	Act ActConfig `yaml:"act"`
 
@@ -156,7 +139,7 @@ type Config struct {
 	// Guarantee is the default band for every queue (config_guarantee.go);
 	// Rate bounds how often the sidecar writes.
 	Guarantee  GuaranteeConfig  `yaml:"guarantee"`
-	Rate       RateConfig       `yaml:"rate"`
+	Rate       act.RateConfig   `yaml:"rate"`
 	Preemption PreemptionConfig `yaml:"preemption"`
 }
 
@@ -346,7 +329,7 @@ type ScheduleConfig struct {
 // Default fills unset fields with the documented defaults.
 func (c *Config) Default() {
 	if c.Mode == "" {
-		c.Mode = ModeDryRun
+		c.Mode = act.ModeDryRun
 	}
 	if c.Timeout == 0 {
 		c.Timeout = 10 * time.Second
@@ -442,7 +425,7 @@ func (e *ConfigError) Error() string {
 func (c *Config) Validate() error {
 	var bad []string
 	add := func(path, format string, a ...any) { bad = append(bad, path+": "+fmt.Sprintf(format, a...)) }
-	if c.Mode != ModeDryRun && c.Mode != ModeApply && c.Mode != ModePropose {
+	if c.Mode != act.ModeDryRun && c.Mode != act.ModeApply && c.Mode != act.ModePropose {
 		add("mode", "%q is not dry-run, propose or apply", c.Mode)
 	}
 	switch c.Act.Via {

@@ -5,6 +5,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
 // Checking the config against the live cluster. A misspelled queue under
@@ -38,7 +40,7 @@ func (c *Config) CheckAgainstCluster(inv Inventory) error {
 	for _, q := range inv.Queues {
 		queues[q] = true
 	}
-	for _, q := range sortedKeys(c.Queues) {
+	for _, q := range plan.SortedKeys(c.Queues) {
 		if c.Queues[q].ExpectedLater || queues[q] {
 			continue
 		}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"gopkg.in/yaml.v3"
 )
 
@@ -52,30 +52,6 @@ const (
 	DefaultGuaranteeMax Factor = 4
 )
 
-// RateConfig bounds how often the sidecar writes (each mutation makes the
-// RM re-initialise its whole queue tree).
-type RateConfig struct {
-	// MinApplyInterval is the least time between two mutations.
-	MinApplyInterval time.Duration `yaml:"min_apply_interval"`
-	// MaxMutationsPerHour caps mutations over any sliding hour.
-	MaxMutationsPerHour int `yaml:"max_mutations_per_hour"`
-	// MinGainPercent skips a plan whose predicted ΣPS gain over what runs
-	// now is below this (percent), unless it also changes homes; 0 turns
-	// the threshold off (unset = the default).
-	MinGainPercent *float64 `yaml:"min_gain_percent"`
-	// FlapWindow: a change that undoes one written less than this ago
-	// needs a predicted ΣPS gain of FlapGainPercent (ratelimit_flap.go;
-	// 0: 15m and 10; a negative window turns the guard off).
-	FlapWindow      time.Duration `yaml:"flap_window"`
-	FlapGainPercent float64       `yaml:"flap_gain_percent"`
-	// ReversalHold: the plan does not move a capacity back against its
-	// last change made less than this ago, except toward the admin's value
-	// (all the way, or by 10 points), for a guarantee given back or a
-	// deadline (step_reversal_hold.go). Off unless set (0): it cost gains
-	// and goals on the shipped scenarios (BENCHMARKS.md).
-	ReversalHold time.Duration `yaml:"reversal_hold"`
-}
-
 func (g GuaranteeConfig) orDefault(def GuaranteeConfig) GuaranteeConfig {
 	if g.Min == 0 {
 		g.Min = def.Min
@@ -97,13 +73,13 @@ func (c *Config) defaultGuarantees() {
 		c.Guarantee.Max = DefaultGuaranteeMax
 	}
 	if c.Rate.MinApplyInterval == 0 {
-		c.Rate.MinApplyInterval = DefaultMinApplyInterval
+		c.Rate.MinApplyInterval = act.DefaultMinApplyInterval
 	}
 	if c.Rate.MaxMutationsPerHour == 0 {
-		c.Rate.MaxMutationsPerHour = DefaultMaxMutationsPerHour
+		c.Rate.MaxMutationsPerHour = act.DefaultMaxMutationsPerHour
 	}
 	if c.Rate.MinGainPercent == nil {
-		g := DefaultMinGainPercent
+		g := act.DefaultMinGainPercent
 		c.Rate.MinGainPercent = &g
 	}
 }

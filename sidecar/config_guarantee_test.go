@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 )
 
 func TestGuaranteeAndRateConfig(t *testing.T) {
@@ -30,11 +32,11 @@ rate: {min_apply_interval: 5m, max_mutations_per_hour: 6}
 			t.Errorf("%s: band %+v, want %+v", tc.queue, got, tc.want)
 		}
 	}
-	if cfg.Rate.MinApplyInterval != 5*time.Minute || cfg.Rate.MaxMutationsPerHour != 6 || *cfg.Rate.MinGainPercent != DefaultMinGainPercent {
+	if cfg.Rate.MinApplyInterval != 5*time.Minute || cfg.Rate.MaxMutationsPerHour != 6 || *cfg.Rate.MinGainPercent != act.DefaultMinGainPercent {
 		t.Errorf("rate = %+v", cfg.Rate)
 	}
 	def, _ := ParseConfig(nil)
-	if def.Guarantee.Min != DefaultGuaranteeMin || def.Guarantee.Max != DefaultGuaranteeMax || def.Rate.MaxMutationsPerHour != DefaultMaxMutationsPerHour {
+	if def.Guarantee.Min != DefaultGuaranteeMin || def.Guarantee.Max != DefaultGuaranteeMax || def.Rate.MaxMutationsPerHour != act.DefaultMaxMutationsPerHour {
 		t.Errorf("defaults: guarantee %+v rate %+v", def.Guarantee, def.Rate)
 	}
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 )
 
 func TestShippedConfigsParse(t *testing.T) {
@@ -16,7 +18,7 @@ func TestShippedConfigsParse(t *testing.T) {
 			if err != nil {
 				t.Fatalf("LoadConfig: %v", err)
 			}
-			if c.Mode != ModeDryRun {
+			if c.Mode != act.ModeDryRun {
 				t.Errorf("shipped mode = %q, want dry-run", c.Mode)
 			}
 		})

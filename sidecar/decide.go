@@ -9,6 +9,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -36,7 +37,11 @@ type PSDecider struct {
 	Residuals func() *deadline.Residuals
 	// Outlooks are the running Spark apps' remaining work by app ID
 	// (SparkLearner.Outlooks): the deadline report judges them by it.
-	Outlooks   func() map[string]deadline.Outlook
+	Outlooks func() map[string]deadline.Outlook
+	// SparkApps are the running Spark apps as last read
+	// (SparkLearner.SparkApps): the plan weighs them by their tasks left
+	// and plans GPU executors at their rates (sparkPlanStep).
+	SparkApps  func() []sparkobs.AppView
 	SLOs       map[string]time.Duration
 	Confidence float64
 	Samples    int
@@ -77,6 +82,9 @@ type PSDecider struct {
 	// Preemption, when set, bounds the work the RM's preemption would
 	// throw away because of a plan (preemptionStep, step_preemption.go).
 	Preemption *PreemptionGuard
+	// SkipSteps removes the named steps (Name()) from the decision, for
+	// the step ablation only (step_skip.go); never set from the config.
+	SkipSteps map[string]bool
 
 	// sent are the queues the plan routed to calibrate, kept until they
 	// live elsewhere (calibrationReturnStep).

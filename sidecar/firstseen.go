@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -116,7 +117,7 @@ func (f *FirstSeen) Observe(tree *schedconf.Tree) (map[string]SeenValue, error) 
 			}
 			sv := SeenValue{Raw: v.Raw, Mode: string(v.Mode), Share: shareOfParent(q, p), AbsShare: q.AbsCapacity[p]}
 			if m, ok := q.MaxCapacity[p]; !ok || m.Mode == schedconf.ModePercentage {
-				ceiling := maxPercentOf(q, p)
+				ceiling := plan.MaxPercentOf(q, p)
 				sv.MaxShare = &ceiling
 			}
 			if p == "" {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 )
 
 // FuzzParseConfig: the sidecar config YAML (the shipped examples are the
@@ -40,7 +42,7 @@ func FuzzReadAudit(f *testing.F) {
 	f.Add([]byte(`{"time":"2026-01-01T00:00:00Z","cycle":1,"mode":"apply","versionBefore":3,"versionAfter":4,"before":{"k":"1"},"after":{"k":"2"},"result":"applied"}` + "\n"))
 	f.Add([]byte(`{"time":"2026-01-01T00:00:00Z","cycle":2,"mode":"apply","result":"failed","error":"x"}` + "\n{\"time\":"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		entries, err := ReadAudit(bytes.NewReader(data))
+		entries, err := act.ReadAudit(bytes.NewReader(data))
 		if err != nil && !strings.Contains(err.Error(), "line") {
 			t.Fatalf("error does not name the line: %v", err)
 		}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/affinity"
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
@@ -42,7 +44,7 @@ jobs: []
 
 // startUnlabelled serves the scenario through an optional wrapper of the
 // mini RM's handler and returns a yarn client and an applier on it.
-func startUnlabelled(t *testing.T, mode Mode, wrap func(http.Handler) http.Handler) (*sim.Cluster, *yarn.Client, *Applier, string) {
+func startUnlabelled(t *testing.T, mode act.Mode, wrap func(http.Handler) http.Handler) (*sim.Cluster, *yarn.Client, *act.Applier, string) {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "unlabelled.yaml")
@@ -67,18 +69,18 @@ func startUnlabelled(t *testing.T, mode Mode, wrap func(http.Handler) http.Handl
 	if err != nil {
 		t.Fatal(err)
 	}
-	audit, err := OpenAuditLog(filepath.Join(dir, "audit.jsonl"))
+	audit, err := act.OpenAuditLog(filepath.Join(dir, "audit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { audit.Close() })
-	a := &Applier{API: YARN{Client: client}, Audit: audit, Mode: mode, User: "yarn"}
+	a := &act.Applier{API: act.YARN{Client: client}, Audit: audit, Mode: mode, User: "yarn"}
 	return c, client, a, filepath.Join(dir, "audit.jsonl")
 }
 
 // layoutFor plans the layout from the scenario's node types and rates as
 // calibration would report them (crypto 2× on gpu).
-func layoutFor(t *testing.T, client *yarn.Client) (LabelChange, map[string]string) {
+func layoutFor(t *testing.T, client *yarn.Client) (act.LabelChange, map[string]string) {
 	t.Helper()
 	ctx := context.Background()
 	nodes, err := client.Nodes(ctx)
@@ -108,11 +110,11 @@ func layoutFor(t *testing.T, client *yarn.Client) (LabelChange, map[string]strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	return LabelChangeFrom(layout, labels), before
+	return act.LabelChangeFrom(layout, labels), before
 }
 
 func TestLabelsPlanApplyVerify(t *testing.T) {
-	c, client, a, auditPath := startUnlabelled(t, ModeApply, nil)
+	c, client, a, auditPath := startUnlabelled(t, act.ModeApply, nil)
 	ctx := context.Background()
 	ch, before := layoutFor(t, client)
 	if len(ch.Add) != 1 || ch.Add[0].Name != "gpu" || ch.Add[0].Exclusive || len(ch.Nodes) != 1 {
@@ -122,7 +124,7 @@ func TestLabelsPlanApplyVerify(t *testing.T) {
 		t.Fatalf("grants %v: want gpu for root.crypto", ch.Grants)
 	}
 	res, err := a.ApplyLabels(ctx, client, ch)
-	if err != nil || res != ResultApplied {
+	if err != nil || res != act.ResultApplied {
 		t.Fatalf("apply: %s %v", res, err)
 	}
 	after, err := client.NodePartitions(ctx)
@@ -150,11 +152,11 @@ func TestLabelsPlanApplyVerify(t *testing.T) {
 		t.Errorf("crypto's gpu capacity %q, want 100 (the only queue with access)", v)
 	}
 	entries := readAudit(t, auditPath)
-	if len(entries) != 2 || entries[0].Result != ResultApplied || entries[1].Result != ResultApplied {
+	if len(entries) != 2 || entries[0].Result != act.ResultApplied || entries[1].Result != act.ResultApplied {
 		t.Fatalf("audit %+v: want the label write then the access grant, both applied", entries)
 	}
 	for id := range ch.Nodes {
-		if entries[0].After[nodeKey(id)] != "gpu" || entries[0].Before[nodeKey(id)] != "" {
+		if entries[0].After[act.NodeKey(id)] != "gpu" || entries[0].Before[act.NodeKey(id)] != "" {
 			t.Errorf("audit of the label write lacks node %s's before/after: %+v", id, entries[0])
 		}
 	}
@@ -172,11 +174,11 @@ func TestLabelsRollbackWhenTheRMIgnoresTheWrite(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	_, client, a, auditPath := startUnlabelled(t, ModeApply, ignore)
+	_, client, a, auditPath := startUnlabelled(t, act.ModeApply, ignore)
 	ctx := context.Background()
 	ch, before := layoutFor(t, client)
 	res, err := a.ApplyLabels(ctx, client, ch)
-	if res != ResultRolledBack || err == nil || !strings.Contains(err.Error(), "read-back") {
+	if res != act.ResultRolledBack || err == nil || !strings.Contains(err.Error(), "read-back") {
 		t.Fatalf("apply: %s %v, want rolled-back with a read-back error", res, err)
 	}
 	after, _ := client.NodePartitions(ctx)
@@ -190,17 +192,17 @@ func TestLabelsRollbackWhenTheRMIgnoresTheWrite(t *testing.T) {
 		t.Errorf("labels %v left after rollback, want none", labels)
 	}
 	entries := readAudit(t, auditPath)
-	if len(entries) != 1 || entries[0].Result != ResultRolledBack || entries[0].Error == "" {
+	if len(entries) != 1 || entries[0].Result != act.ResultRolledBack || entries[0].Error == "" {
 		t.Fatalf("audit %+v: want one rolled-back record with its error", entries)
 	}
 }
 
 func TestLabelsDryRunWritesNothing(t *testing.T) {
-	_, client, a, auditPath := startUnlabelled(t, ModeDryRun, nil)
+	_, client, a, auditPath := startUnlabelled(t, act.ModeDryRun, nil)
 	ctx := context.Background()
 	ch, before := layoutFor(t, client)
 	res, err := a.ApplyLabels(ctx, client, ch)
-	if err != nil || res != ResultDryRun {
+	if err != nil || res != act.ResultDryRun {
 		t.Fatalf("dry-run: %s %v", res, err)
 	}
 	after, _ := client.NodePartitions(ctx)
@@ -212,7 +214,7 @@ func TestLabelsDryRunWritesNothing(t *testing.T) {
 	if labels, _ := client.NodeLabels(ctx); len(labels) != 0 {
 		t.Errorf("dry-run created labels %v", labels)
 	}
-	if e := readAudit(t, auditPath); len(e) != 1 || e[0].Result != ResultDryRun {
+	if e := readAudit(t, auditPath); len(e) != 1 || e[0].Result != act.ResultDryRun {
 		t.Errorf("audit %+v: want one dry-run record", e)
 	}
 }
@@ -229,7 +231,7 @@ func TestStrandCheck(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := strandCheck(c.before, c.next)
+			err := act.StrandCheck(c.before, c.next)
 			if (err == nil) != (c.want == "") || err != nil && !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("strandCheck: %v, want %q", err, c.want)
 			}
@@ -247,7 +249,7 @@ func TestGrantLabelAccess(t *testing.T) {
 		"yarn.scheduler.capacity.root.dev.capacity":           "40",
 		"yarn.scheduler.capacity.root.accessible-node-labels": " ",
 	}
-	got, err := GrantLabelAccess(base, "gpu", []string{"root.prod.etl", "root.dev"})
+	got, err := act.GrantLabelAccess(base, "gpu", []string{"root.prod.etl", "root.dev"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +272,7 @@ func TestGrantLabelAccess(t *testing.T) {
 	if err := schedconf.ValidateWithLabels(got, []string{"gpu"}); err != nil {
 		t.Errorf("granted configuration does not validate: %v", err)
 	}
-	if _, err := GrantLabelAccess(base, "gpu", []string{"root.nosuch"}); err == nil || !strings.Contains(err.Error(), "root.nosuch") {
+	if _, err := act.GrantLabelAccess(base, "gpu", []string{"root.nosuch"}); err == nil || !strings.Contains(err.Error(), "root.nosuch") {
 		t.Errorf("unknown queue: %v", err)
 	}
 }
@@ -305,7 +307,7 @@ func TestLayouterWaitsForAStableProposal(t *testing.T) {
 			t.Fatalf("step %d: ready %v waiting %q, want %v %q (layout %+v)", i, rep.Ready, rep.Waiting, s.ready, s.wait, rep.Layout)
 		}
 	}
-	l.Attempted(snap.Time, ResultApplied, nil)
+	l.Attempted(snap.Time, act.ResultApplied, nil)
 	// Right after a change the interval holds the next one back.
 	for i := 0; i < 3; i++ {
 		snap.Time = snap.Time.Add(time.Minute)
@@ -325,14 +327,14 @@ func TestLayouterWaitsForAStableProposal(t *testing.T) {
 // every cycle).
 func TestLayouterCountsEveryAttempt(t *testing.T) {
 	for _, tc := range []struct {
-		res     Result
+		res     act.Result
 		err     error
 		waiting string
 	}{
-		{ResultApplied, nil, "last label change 10m0s ago (min interval 1h0m0s)"},
-		{ResultRolledBack, errors.New("read-back after apply differs"), "last label change rolled-back 10m0s ago, not retried before the min interval 1h0m0s: read-back after apply differs"},
-		{ResultFailed, errors.New("rollback failed"), "last label change failed 10m0s ago, not retried before the min interval 1h0m0s: rollback failed"},
-		{ResultRejected, errors.New("node x is not in the cluster"), "last label change rejected 10m0s ago, not retried before the min interval 1h0m0s: node x is not in the cluster"},
+		{act.ResultApplied, nil, "last label change 10m0s ago (min interval 1h0m0s)"},
+		{act.ResultRolledBack, errors.New("read-back after apply differs"), "last label change rolled-back 10m0s ago, not retried before the min interval 1h0m0s: read-back after apply differs"},
+		{act.ResultFailed, errors.New("rollback failed"), "last label change failed 10m0s ago, not retried before the min interval 1h0m0s: rollback failed"},
+		{act.ResultRejected, errors.New("node x is not in the cluster"), "last label change rejected 10m0s ago, not retried before the min interval 1h0m0s: node x is not in the cluster"},
 	} {
 		t.Run(string(tc.res), func(t *testing.T) {
 			snap := cluster.Snapshot{Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
@@ -400,7 +402,7 @@ func TestBandsWhereTheAdminPromisedNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The sidecar's grant appears later: it must not become the first value.
-	granted, err := GrantLabelAccess(conf, "gpu", []string{"root.b"})
+	granted, err := act.GrantLabelAccess(conf, "gpu", []string{"root.b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,20 +412,20 @@ func TestBandsWhereTheAdminPromisedNothing(t *testing.T) {
 	g := GuaranteeConfig{Min: 0.25, Max: 4}
 	cases := []struct {
 		queue, part string
-		want        Band
+		want        plan.Band
 	}{
-		{"root.a", "", Band{15, 100}},    // admin 60%: 0.25×–4×, capped at 100
-		{"root.b", "", Band{10, 100}},    // admin 40%
-		{"root.a", "ssd", Band{25, 100}}, // admin 100% of ssd
-		{"root.b", "ssd", Band{0, 100}},  // ssd existed, b had no capacity there
-		{"root.b", "gpu", Band{0, 100}},  // gpu created by the sidecar
+		{"root.a", "", plan.Band{Lo: 15, Hi: 100}},
+		{"root.b", "", plan.Band{Lo: 10, Hi: 100}},
+		{"root.a", "ssd", plan.Band{Lo: 25, Hi: 100}},
+		{"root.b", "ssd", plan.Band{Lo: 0, Hi: 100}},
+		{"root.b", "gpu", plan.Band{Lo: 0, Hi: 100}},
 	}
 	for _, c := range cases {
 		if got := BandOfSeen(g, seen[seenKey(c.queue, c.part)]); got != c.want {
 			t.Errorf("%s in %q: band %v, want %v (seen %+v)", c.queue, c.part, got, c.want, seen[seenKey(c.queue, c.part)])
 		}
 	}
-	if got := BandOfSeen(GuaranteeConfig{Min: 0.25, Max: 4, Pinned: true}, seen[seenKey("root.b", "gpu")]); got != (Band{0, 0}) {
+	if got := BandOfSeen(GuaranteeConfig{Min: 0.25, Max: 4, Pinned: true}, seen[seenKey("root.b", "gpu")]); got != (plan.Band{Lo: 0, Hi: 0}) {
 		t.Errorf("pinned queue without an admin value: band %v, want [0, 0]", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/affinity"
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
@@ -67,18 +68,18 @@ type LabelLayouter struct {
 // LayoutAttempt is the last label change the step tried: when, what came of
 // it and, when it did not land, why.
 type LayoutAttempt struct {
-	Time   time.Time `json:"time"`
-	Result Result    `json:"result"`
-	Error  string    `json:"error,omitempty"`
+	Time   time.Time  `json:"time"`
+	Result act.Result `json:"result"`
+	Error  string     `json:"error,omitempty"`
 }
 
 // LayoutReport is what the label step saw and did in one cycle.
 type LayoutReport struct {
 	Layout  affinity.Layout `json:"layout"`
-	Change  LabelChange     `json:"change"`
+	Change  act.LabelChange `json:"change"`
 	Stable  int             `json:"stableCycles"`
 	Ready   bool            `json:"ready"`
-	Result  Result          `json:"result,omitempty"`
+	Result  act.Result      `json:"result,omitempty"`
 	Error   string          `json:"error,omitempty"`
 	Waiting string          `json:"waiting,omitempty"` // why it did not act
 	// LastAttempt is the last label change tried (nil before the first).
@@ -158,7 +159,7 @@ func (l *LabelLayouter) Propose(snap cluster.Snapshot, existing []yarn.Label) (L
 	if err != nil {
 		return LayoutReport{}, fmt.Errorf("node-label layout: %w", err)
 	}
-	ch := LabelChangeFrom(layout, existing)
+	ch := act.LabelChangeFrom(layout, existing)
 	ch.Time = snap.Time
 	rep := LayoutReport{Layout: layout, Change: ch, Slot: slotFor(l.Sizer, l.Slot, snap), TypeSlots: map[string]int64{}}
 	for _, n := range nodes {
@@ -197,7 +198,7 @@ func (l *LabelLayouter) Propose(snap cluster.Snapshot, existing []yarn.Label) (L
 // waiting says why the step waits after an attempt at t0.
 func (a LayoutAttempt) waiting(now time.Time, interval time.Duration) string {
 	ago := now.Sub(a.Time).Round(time.Second)
-	if a.Result == ResultApplied || a.Result == ResultDryRun {
+	if a.Result == act.ResultApplied || a.Result == act.ResultDryRun {
 		return fmt.Sprintf("last label change %s ago (min interval %s)", ago, interval)
 	}
 	return fmt.Sprintf("last label change %s %s ago, not retried before the min interval %s: %s", a.Result, ago, interval, a.Error)
@@ -206,7 +207,7 @@ func (a LayoutAttempt) waiting(now time.Time, interval time.Duration) string {
 // Attempted records a label change tried at t, whatever its result: every
 // attempt, landed or not, starts MinInterval, and the layout must be
 // proposed StableCycles in a row again.
-func (l *LabelLayouter) Attempted(t time.Time, res Result, err error) {
+func (l *LabelLayouter) Attempted(t time.Time, res act.Result, err error) {
 	l.last = LayoutAttempt{Time: t, Result: res}
 	if err != nil {
 		l.last.Error = err.Error()
@@ -215,7 +216,7 @@ func (l *LabelLayouter) Attempted(t time.Time, res Result, err error) {
 }
 
 // fingerprint identifies a change: the nodes to relabel and their labels.
-func fingerprint(ch LabelChange) string {
+func fingerprint(ch act.LabelChange) string {
 	var parts []string
 	for id, l := range ch.Nodes {
 		parts = append(parts, id+"="+l)
@@ -236,7 +237,7 @@ func mostCommon(m map[string]int) string {
 
 // layoutStep proposes a layout and, once it is stable, hands it to the
 // applier (which writes nothing in dry-run and audits either way).
-func (l *Loop) layoutStep(ctx context.Context, snap cluster.Snapshot, applier *Applier, log hclog.Logger) *LayoutReport {
+func (l *Loop) layoutStep(ctx context.Context, snap cluster.Snapshot, applier *act.Applier, log hclog.Logger) *LayoutReport {
 	var existing []yarn.Label
 	for _, p := range snap.Partitions {
 		if p.Name != "" {
@@ -251,7 +252,7 @@ func (l *Loop) layoutStep(ctx context.Context, snap cluster.Snapshot, applier *A
 	if !rep.Ready {
 		return &rep
 	}
-	if fs := l.Labels.FirstSeen; fs != nil && applier.Mode == ModeApply {
+	if fs := l.Labels.FirstSeen; fs != nil && applier.Mode == act.ModeApply {
 		for label, queues := range rep.Change.Grants {
 			if err := fs.MarkUnset(label, queues); err != nil {
 				log.Warn("first-seen guarantees not saved; label change skipped", "error", err)

@@ -12,23 +12,19 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
-// Observer reads one snapshot of the cluster and the live scheduler
-// configuration. The yarn client satisfies it through an adapter.
-type Observer interface {
-	Observe(ctx context.Context, now time.Time) (cluster.Snapshot, error)
-	SchedulerConf(ctx context.Context) (schedconf.Conf, error)
-}
-
 // Decision is what the decide step returns for one snapshot: queue targets
 // for BuildPlan, app priorities, and what it predicted (for reports).
 type Decision struct {
-	Targets    map[string]QueueTarget
-	Priorities []PriorityChange
+	Targets    map[string]plan.QueueTarget
+	Priorities []plan.PriorityChange
 	Predicted  map[string]float64
 	Notes      []string
 	// What the decision saw, for metrics and reports.
@@ -46,7 +42,7 @@ type Decision struct {
 	// Deadlines is the per-queue deadline report the decision used.
 	Deadlines []deadline.QueueReport
 	// Globals are scheduler-wide properties the plan needs.
-	Globals []GlobalChange
+	Globals []plan.GlobalChange
 	// Urgent are queues raised for a deadline at risk (queue → reason).
 	Urgent map[string]string
 	// SetBy names, per written value (provenanceKey: queue and property),
@@ -54,7 +50,7 @@ type Decision struct {
 	SetBy map[string]string
 	// Calibrations are the queues sent to an unmeasured partition and the
 	// containers each exposes there (psPlanStep).
-	Calibrations []CalibrationExposure
+	Calibrations []plan.CalibrationExposure
 	// Restores are queues raised back toward their guarantee or for their
 	// goal jobs (queue → reason; restoresStep).
 	Restores map[string]string
@@ -82,8 +78,8 @@ type CycleReport struct {
 	Duration time.Duration
 	Snapshot cluster.Snapshot
 	Decision Decision
-	Plan     *Plan
-	Outcome  Outcome
+	Plan     *plan.Plan
+	Outcome  act.Outcome
 	Err      error
 	// Preemption is what the decision's preemption step saw and did (nil:
 	// no guard).
@@ -100,24 +96,16 @@ type CycleReport struct {
 	Spark []sparkobs.AppView
 	// Finished are the jobs the learner read as finished this cycle, with
 	// the RM's start and finish times (nil without a FinishedReporter).
-	Finished []FinishedJob
+	Finished []learn.FinishedJob
 	// TypeSplits are node types whose hosts run a class at two speeds
 	// (nil without a TypeSplitReporter).
 	TypeSplits []calibrate.TypeSplit
 }
 
-// FinishedJob is a finished job's start and finish as YARN recorded them
-// (the RM's or JobHistory's startedTime and finishedTime).
-type FinishedJob struct {
-	AppID    string
-	Started  time.Time
-	Finished time.Time
-}
-
 // FinishedReporter is a Learner that says which jobs its last Learn read
 // as finished, so the report times them by YARN's clock.
 type FinishedReporter interface {
-	LastFinished() []FinishedJob
+	LastFinished() []learn.FinishedJob
 }
 
 // UnreadableReporter is a Learner that keeps jobs it could not read.
@@ -133,12 +121,12 @@ type SparkReporter interface {
 
 // Loop runs control cycles. Run it with Run; one cycle with Once.
 type Loop struct {
-	Observer Observer
+	Observer act.Observer
 	Learner  Learner // may be nil
 	Decider  Decider
-	Applier  *Applier
-	Rules    func(snap cluster.Snapshot) SafetyRules
-	Mode     Mode
+	Applier  *act.Applier
+	Rules    func(snap cluster.Snapshot) plan.SafetyRules
+	Mode     act.Mode
 	Log      hclog.Logger
 	Now      func() time.Time
 	// OnCycle, when set, receives each cycle's report (metrics, HTML report).
@@ -146,7 +134,7 @@ type Loop struct {
 	// Labels, when set, lays out node-label partitions (CAM's flow) and
 	// LabelAPI writes them through the applier.
 	Labels   *LabelLayouter
-	LabelAPI NodeLabelAPI
+	LabelAPI act.NodeLabelAPI
 	// BlockMaps, when set, reads running jobs' HDFS block maps each cycle
 	// (cached, within a NameNode call budget) before the learner and the
 	// decision run.
@@ -195,7 +183,7 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 		if f, ok := l.Learner.(FinishedReporter); ok {
 			rep.Finished = f.LastFinished()
 		}
-		if t, ok := l.Learner.(TypeSplitReporter); ok {
+		if t, ok := l.Learner.(learn.TypeSplitReporter); ok {
 			rep.TypeSplits = t.TypeSplits()
 		}
 		if u, ok := l.Learner.(UnreadableReporter); ok {
@@ -207,9 +195,9 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	}
 	live, err := l.Observer.SchedulerConf(ctx)
 	if err != nil {
-		if errors.Is(err, ErrConfNotMutable) {
+		if errors.Is(err, act.ErrConfNotMutable) {
 			log.Error("refusing to act", "error", err)
-			rep.Outcome.Result = ResultRefused
+			rep.Outcome.Result = act.ResultRefused
 		}
 		return rep, fmt.Errorf("read scheduler-conf: %w", err)
 	}
@@ -219,23 +207,23 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	}
 	rep.Decision = dec
 	rep.Preemption = dec.Preemption
-	if t, ok := l.Learner.(PredictionTracker); ok {
+	if t, ok := l.Learner.(learn.PredictionTracker); ok {
 		// Learning, not acting: dry-run keeps it too.
 		if err := t.Track(snap.Time, dec.Deadlines); err != nil {
 			log.Warn("prediction tracking failed", "error", err)
 		}
 	}
-	rules := SafetyRules{}
+	rules := plan.SafetyRules{}
 	if l.Rules != nil {
 		rules = l.Rules(snap)
 	}
 	rules = PreemptionRules(rules, snap, dec.Preemption)
-	rules = UrgentRules(rules, dec.Urgent)
-	plan, err := BuildPlan(snap.Time, live, snap.ConfVersion, dec.Targets, rules)
+	rules = act.UrgentRules(rules, dec.Urgent)
+	plan, err := plan.BuildPlan(snap.Time, live, snap.ConfVersion, dec.Targets, rules)
 	if err != nil {
 		return rep, fmt.Errorf("build plan: %w", err)
 	}
-	if s, ok := l.Observer.(ConfSourcer); ok {
+	if s, ok := l.Observer.(act.ConfSourcer); ok {
 		plan.ConfSource = s.ConfSource()
 	}
 	plan.SetGlobals(dec.Globals)
@@ -250,14 +238,14 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	rep.Plan = plan
 
 	if l.Applier.Validation == nil {
-		l.Applier.Validation = &RMValidation{} // shared by every cycle's copy
+		l.Applier.Validation = &act.RMValidation{} // shared by every cycle's copy
 	}
 	applier := *l.Applier // copy: the API may be swapped for dry-run
 	applier.Mode = l.Mode
-	if l.Mode != ModeApply {
-		applier.API = &DryRunAPI{Inner: l.Applier.API}
+	if l.Mode != act.ModeApply {
+		applier.API = &act.DryRunAPI{Inner: l.Applier.API}
 	}
-	applier.cycle = l.cycle - 1
+	applier.Cycle = l.cycle - 1
 	out, err := applier.Apply(ctx, plan)
 	rep.Outcome = out
 	if l.Labels != nil && l.LabelAPI != nil {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -15,28 +17,28 @@ func TestBuildPlanWritesEachMode(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		live   schedconf.Conf
-		enc    Encoding
+		enc    plan.Encoding
 		etl    float64 // target share of prod, percent
 		want   map[string]string
 		absent []string // properties that must not be written
 	}{
-		{"percentage", nestedConf("50", "50", "50", "50", "50", "50"), Encoding{Mode: schedconf.ModePercentage}, 75,
+		{"percentage", nestedConf("50", "50", "50", "50", "50", "50"), plan.Encoding{Mode: schedconf.ModePercentage}, 75,
 			map[string]string{"root.prod.etl.capacity": "75", "root.prod.reports.capacity": "25"}, nil},
 		// Weight mode: shares re-expressed over the siblings' weight sum
 		// (3+1 = 4): 75% → 3w, 25% → 1w; nothing but weights is written.
-		{"weight", nestedConf("1w", "1w", "2w", "2w", "1w", "1w"), Encoding{Mode: schedconf.ModeWeight, WeightSum: 4}, 75,
+		{"weight", nestedConf("1w", "1w", "2w", "2w", "1w", "1w"), plan.Encoding{Mode: schedconf.ModeWeight, WeightSum: 4}, 75,
 			map[string]string{"root.prod.etl.capacity": "3w", "root.prod.reports.capacity": "1w"}, []string{"root.prod.etl.maximum-capacity"}},
 		// Absolute: share × the parent's resources (40 GB, 40 vcores);
 		// other resource types are kept as configured.
 		{"absolute", nestedConf("[memory=40960,vcores=40]", "[memory=40960,vcores=40]", "[memory=20480,vcores=20,yarn.io/gpu=2]", "[memory=20480,vcores=20]",
-			"[memory=20480,vcores=20]", "[memory=20480,vcores=20]"), Encoding{Mode: schedconf.ModeAbsolute, ParentMemoryMB: 40960, ParentVCores: 40}, 75,
+			"[memory=20480,vcores=20]", "[memory=20480,vcores=20]"), plan.Encoding{Mode: schedconf.ModeAbsolute, ParentMemoryMB: 40960, ParentVCores: 40}, 75,
 			map[string]string{"root.prod.etl.capacity": "[memory=30720,vcores=30,yarn.io/gpu=2]", "root.prod.reports.capacity": "[memory=10240,vcores=10]"}, nil},
 	} {
-		targets := map[string]QueueTarget{
-			"root.prod.etl":     {Capacity: map[string]float64{"": tc.etl}, MaxCapacity: map[string]float64{"": 100}, Encoding: map[string]Encoding{"": tc.enc}},
-			"root.prod.reports": {Capacity: map[string]float64{"": 100 - tc.etl}, MaxCapacity: map[string]float64{"": 100}, Encoding: map[string]Encoding{"": tc.enc}},
+		targets := map[string]plan.QueueTarget{
+			"root.prod.etl":     {Capacity: map[string]float64{"": tc.etl}, MaxCapacity: map[string]float64{"": 100}, Encoding: map[string]plan.Encoding{"": tc.enc}},
+			"root.prod.reports": {Capacity: map[string]float64{"": 100 - tc.etl}, MaxCapacity: map[string]float64{"": 100}, Encoding: map[string]plan.Encoding{"": tc.enc}},
 		}
-		plan, err := BuildPlan(now, tc.live, 1, targets, SafetyRules{})
+		plan, err := plan.BuildPlan(now, tc.live, 1, targets, plan.SafetyRules{})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -61,11 +63,11 @@ func TestBuildPlanNeverWritesOutsideBands(t *testing.T) {
 	// alone would write 5→... in small steps outside the band; the plan
 	// goes straight inside every band instead.
 	live := schedconf.Conf{pre + "root.queues": "a,b", pre + "root.a.capacity": "5", pre + "root.b.capacity": "95"}
-	targets := map[string]QueueTarget{
-		"root.a": {Capacity: map[string]float64{"": 10}, Bands: map[string]Band{"": {10, 40}}},
-		"root.b": {Capacity: map[string]float64{"": 90}, Bands: map[string]Band{"": {45, 100}}},
+	targets := map[string]plan.QueueTarget{
+		"root.a": {Capacity: map[string]float64{"": 10}, Bands: map[string]plan.Band{"": {Lo: 10, Hi: 40}}},
+		"root.b": {Capacity: map[string]float64{"": 90}, Bands: map[string]plan.Band{"": {Lo: 45, Hi: 100}}},
 	}
-	plan, err := BuildPlan(time.Unix(0, 0), live, 1, targets, SafetyRules{MaxStepPercent: 2})
+	plan, err := plan.BuildPlan(time.Unix(0, 0), live, 1, targets, plan.SafetyRules{MaxStepPercent: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,31 +82,31 @@ func TestBuildPlanNeverWritesOutsideBands(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
-	plan := func(next, now float64, home bool) *Plan {
-		p := &Plan{Predicted: map[string]float64{"sum_ps": next, "sum_ps_now": now}}
-		p.Changes = []Change{{Queue: "root.a", Property: "capacity"}}
+	pl := func(next, now float64, home bool) *plan.Plan {
+		p := &plan.Plan{Predicted: map[string]float64{"sum_ps": next, "sum_ps_now": now}}
+		p.Changes = []plan.Change{{Queue: "root.a", Property: "capacity"}}
 		if home {
-			p.Changes = append(p.Changes, Change{Queue: "root.a", Property: "default-node-label-expression"})
+			p.Changes = append(p.Changes, plan.Change{Queue: "root.a", Property: "default-node-label-expression"})
 		}
 		return p
 	}
-	r := &RateLimit{MinInterval: 2 * time.Minute, MaxPerHour: 3, MinGainPercent: 2}
+	r := &act.RateLimit{MinInterval: 2 * time.Minute, MaxPerHour: 3, MinGainPercent: 2}
 	steps := []struct {
-		at   time.Duration
-		plan *Plan
-		ok   bool
+		at time.Duration
+		pl *plan.Plan
+		ok bool
 	}{
-		{0, plan(1.1, 1, false), true},
-		{time.Minute, plan(1.1, 1, false), false},      // within min_apply_interval
-		{3 * time.Minute, plan(1.01, 1, false), false}, // gain 1% < 2%
-		{3 * time.Minute, plan(1.01, 1, true), true},   // a home change is always worth it
-		{6 * time.Minute, plan(2, 1, false), true},     // third in the hour
-		{9 * time.Minute, plan(2, 1, false), false},    // fourth: over max_mutations_per_hour
-		{61 * time.Minute, plan(2, 1, false), true},    // the first has left the hour
+		{0, pl(1.1, 1, false), true},
+		{time.Minute, pl(1.1, 1, false), false},      // within min_apply_interval
+		{3 * time.Minute, pl(1.01, 1, false), false}, // gain 1% < 2%
+		{3 * time.Minute, pl(1.01, 1, true), true},   // a home change is always worth it
+		{6 * time.Minute, pl(2, 1, false), true},     // third in the hour
+		{9 * time.Minute, pl(2, 1, false), false},    // fourth: over max_mutations_per_hour
+		{61 * time.Minute, pl(2, 1, false), true},    // the first has left the hour
 	}
 	for i, st := range steps {
 		now := t0.Add(st.at)
-		ok, why := r.Allow(now, st.plan)
+		ok, why := r.Allow(now, st.pl)
 		if ok != st.ok {
 			t.Fatalf("step %d at %s: allowed=%v (%s), want %v", i, st.at, ok, why, st.ok)
 		}
@@ -115,8 +117,8 @@ func TestRateLimit(t *testing.T) {
 	if n := r.PerHour(t0.Add(61 * time.Minute)); n != 3 {
 		t.Errorf("mutations in the last hour = %d, want 3", n)
 	}
-	var nilLimit *RateLimit
-	if ok, _ := nilLimit.Allow(t0, plan(1, 1, false)); !ok {
+	var nilLimit *act.RateLimit
+	if ok, _ := nilLimit.Allow(t0, pl(1, 1, false)); !ok {
 		t.Errorf("a nil rate limit must allow")
 	}
 }
@@ -127,18 +129,18 @@ func TestRateLimit(t *testing.T) {
 func TestRateLimitReserve(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	gain := map[string]float64{"sum_ps": 2, "sum_ps_now": 1}
-	ps := &Plan{Predicted: gain, Changes: []Change{{Queue: "root.a", Property: "capacity", From: "40", To: "60"}}}
-	back := func(from, to string) *Plan {
-		return &Plan{Predicted: gain, Changes: []Change{{Queue: "root.b", Property: "capacity", From: from, To: to}},
+	ps := &plan.Plan{Predicted: gain, Changes: []plan.Change{{Queue: "root.a", Property: "capacity", From: "40", To: "60"}}}
+	back := func(from, to string) *plan.Plan {
+		return &plan.Plan{Predicted: gain, Changes: []plan.Change{{Queue: "root.b", Property: "capacity", From: from, To: to}},
 			Restores: map[string]string{"root.b": "back toward its guarantee"}}
 	}
-	urgent := &Plan{Predicted: gain, Changes: []Change{{Queue: "root.b", Property: "capacity", From: "20", To: "45"}},
+	urgent := &plan.Plan{Predicted: gain, Changes: []plan.Change{{Queue: "root.b", Property: "capacity", From: "20", To: "45"}},
 		Urgent: map[string]string{"root.b": "job j4 at risk"}}
 	for _, tc := range []struct {
 		name     string
 		past     int // mutations in the last hour
 		reserved int
-		plan     *Plan
+		plan     *plan.Plan
 		allow    bool
 		reason   string
 	}{
@@ -147,15 +149,15 @@ func TestRateLimitReserve(t *testing.T) {
 		{"reserve reached: a raise back toward the guarantee passes", 10, 2, back("20", "40"), true, ""},
 		{"reserve reached: a listed queue lowered does not pass", 10, 2, back("40", "20"), false, "kept for moves back"},
 		{"reserve reached: a raise for a deadline at risk passes", 11, 2, urgent, true, ""},
-		{"reserve reached: a move back to the admin's home passes", 10, 2, &Plan{Predicted: gain,
-			Changes:  []Change{{Queue: "root.b", Property: "default-node-label-expression", From: "gpu", To: ""}},
+		{"reserve reached: a move back to the admin's home passes", 10, 2, &plan.Plan{Predicted: gain,
+			Changes:  []plan.Change{{Queue: "root.b", Property: "default-node-label-expression", From: "gpu", To: ""}},
 			Restores: map[string]string{"root.b": "back to its home partition"}}, true, ""},
-		{"reserve reached: a home move of a queue not listed waits", 10, 2, &Plan{Predicted: gain,
-			Changes: []Change{{Queue: "root.b", Property: "default-node-label-expression", From: "", To: "gpu"}}}, false, "kept for moves back"},
+		{"reserve reached: a home move of a queue not listed waits", 10, 2, &plan.Plan{Predicted: gain,
+			Changes: []plan.Change{{Queue: "root.b", Property: "default-node-label-expression", From: "", To: "gpu"}}}, false, "kept for moves back"},
 		{"cap reached: even a restoring plan waits", 12, 2, back("20", "40"), false, "max_mutations_per_hour is 12"},
 		{"no reserve: as before", 11, 0, ps, true, ""},
 	} {
-		r := &RateLimit{MaxPerHour: 12, Reserved: tc.reserved}
+		r := &act.RateLimit{MaxPerHour: 12, Reserved: tc.reserved}
 		for i := 0; i < tc.past; i++ {
 			r.Record(t0.Add(-time.Duration(tc.past-i) * time.Minute))
 		}
@@ -164,20 +166,20 @@ func TestRateLimitReserve(t *testing.T) {
 			t.Errorf("%s: Allow = %v %q, want %v (reason containing %q)", tc.name, ok, why, tc.allow, tc.reason)
 		}
 	}
-	if r := NewRateLimit(RateConfig{MaxMutationsPerHour: 12}); r.Reserved != DefaultReservedMutations {
-		t.Errorf("NewRateLimit reserves %d, want %d", r.Reserved, DefaultReservedMutations)
+	if r := act.NewRateLimit(act.RateConfig{MaxMutationsPerHour: 12}); r.Reserved != act.DefaultReservedMutations {
+		t.Errorf("NewRateLimit reserves %d, want %d", r.Reserved, act.DefaultReservedMutations)
 	}
 }
 
 func TestApplierDefersWhenRateLimited(t *testing.T) {
 	rm := &fakeRM{conf: twoQueueConf(), version: 1}
 	a, _ := newApplier(t, rm)
-	a.Mode = ModeApply
-	a.Rate = &RateLimit{MinInterval: time.Hour}
+	a.Mode = act.ModeApply
+	a.Rate = &act.RateLimit{MinInterval: time.Hour}
 	p := planFor(t, rm, gpuTargets(70, 30))
 	a.Rate.Record(p.Time.Add(-30 * time.Minute))
 	out, err := a.Apply(context.Background(), p)
-	if err != nil || out.Result != ResultDeferred {
+	if err != nil || out.Result != act.ResultDeferred {
 		t.Fatalf("result %s, err %v; want deferred", out.Result, err)
 	}
 	if rm.puts != 0 {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
 // Provenance (issue 32): the decision records which step last set each
@@ -19,15 +21,15 @@ import (
 func provenanceKey(queue, property string) string { return queue + " " + property }
 
 // targetValues flattens targets to provenanceKey → value.
-func targetValues(targets map[string]QueueTarget) map[string]string {
+func targetValues(targets map[string]plan.QueueTarget) map[string]string {
 	out := make(map[string]string, 4*len(targets))
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 	for q, t := range targets {
 		for part, v := range t.Capacity {
-			out[provenanceKey(q, capacityProp(part))] = f(v)
+			out[provenanceKey(q, plan.CapacityProp(part))] = f(v)
 		}
 		for part, v := range t.MaxCapacity {
-			out[provenanceKey(q, maxCapacityProp(part))] = f(v)
+			out[provenanceKey(q, plan.MaxCapacityProp(part))] = f(v)
 		}
 		if t.DefaultLabelExpression != nil {
 			out[provenanceKey(q, "default-node-label-expression")] = *t.DefaultLabelExpression
@@ -36,7 +38,7 @@ func targetValues(targets map[string]QueueTarget) map[string]string {
 			out[provenanceKey(q, "accessible-node-labels")] = strings.Join(t.AccessibleLabels, ",")
 		}
 		if t.DisablePreemption != nil {
-			out[provenanceKey(q, disablePreemptionProp)] = strconv.FormatBool(*t.DisablePreemption)
+			out[provenanceKey(q, plan.DisablePreemptionProp)] = strconv.FormatBool(*t.DisablePreemption)
 		}
 	}
 	return out

@@ -1,5 +1,9 @@
 package sidecar
 
+import (
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
+)
+
 import "testing"
 
 // Each value is charged to the last step that set or changed it; a value
@@ -8,13 +12,13 @@ func TestProvenance(t *testing.T) {
 	home := func(h string) *string { return &h }
 	steps := []struct {
 		name    string
-		targets map[string]QueueTarget
+		targets map[string]plan.QueueTarget
 	}{
-		{"targets", map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 40, "gpu": 100}, DefaultLabelExpression: home("gpu")}}},
-		{"guarantee bands", map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 45, "gpu": 100}, DefaultLabelExpression: home("gpu")}}},
-		{"do no harm", map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 45, "gpu": 100}, DefaultLabelExpression: home("")}}},
-		{"mode encoding", map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 45}, DefaultLabelExpression: home(""),
-			Encoding: map[string]Encoding{"": {}}}}},
+		{"targets", map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 40, "gpu": 100}, DefaultLabelExpression: home("gpu")}}},
+		{"guarantee bands", map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 45, "gpu": 100}, DefaultLabelExpression: home("gpu")}}},
+		{"do no harm", map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 45, "gpu": 100}, DefaultLabelExpression: home("")}}},
+		{"mode encoding", map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 45}, DefaultLabelExpression: home(""),
+			Encoding: map[string]plan.Encoding{"": {}}}}},
 	}
 	setBy := map[string]string{}
 	prev := targetValues(nil)

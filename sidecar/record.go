@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -147,9 +149,9 @@ func recordOverview(st *Status, rep CycleReport, pt *PSPoint) {
 func countMutation(st *Status, pr PlanRecord) {
 	switch {
 	case len(pr.Changes) == 0:
-	case pr.Result == ResultApplied:
+	case pr.Result == act.ResultApplied:
 		st.Mutations = countHour(st.Mutations, pr.Time)
-	case pr.Result == ResultDryRun:
+	case pr.Result == act.ResultDryRun:
 		st.DryRunPlans++
 	}
 }
@@ -203,11 +205,11 @@ func startedTimes(snap cluster.Snapshot) map[string]time.Time {
 // and finish times, whether the sidecar still counts them running (the
 // learner read them after this cycle's observe) or already finished. New
 // values only where something changes (readers hold the old ones).
-func timeFinished(seen map[string]SeenJob, finished []SeenJob, fin []FinishedJob) (map[string]SeenJob, []SeenJob) {
+func timeFinished(seen map[string]SeenJob, finished []SeenJob, fin []learn.FinishedJob) (map[string]SeenJob, []SeenJob) {
 	if len(fin) == 0 {
 		return seen, finished
 	}
-	byID := make(map[string]FinishedJob, len(fin))
+	byID := make(map[string]learn.FinishedJob, len(fin))
 	for _, f := range fin {
 		byID[f.AppID] = f
 	}
@@ -252,7 +254,7 @@ func timeFinished(seen map[string]SeenJob, finished []SeenJob, fin []FinishedJob
 // SeedAdmin records the admin's guarantees from the audit log: for each
 // queue capacity property, the "before" of the first entry that changed it
 // is what the admin had configured. Call it before the first cycle.
-func SeedAdmin(b *StatusBoard, entries []AuditEntry) {
+func SeedAdmin(b *StatusBoard, entries []act.AuditEntry) {
 	b.Update(func(st *Status) {
 		m := make(map[string]float64, len(st.Admin))
 		for k, v := range st.Admin {
@@ -272,7 +274,7 @@ func SeedAdmin(b *StatusBoard, entries []AuditEntry) {
 					m[AdminKey(q, p)] = v
 				}
 			}
-			if e.Result == ResultApplied && len(e.After) > 0 {
+			if e.Result == act.ResultApplied && len(e.After) > 0 {
 				st.Mutations = countHour(st.Mutations, e.Time)
 			}
 		}
@@ -351,12 +353,12 @@ func countHour(hs []HourCount, t time.Time) []HourCount {
 }
 
 // modeOf infers the mode from an outcome when the caller did not set it.
-func modeOf(r Result) Mode {
+func modeOf(r act.Result) act.Mode {
 	switch r {
-	case ResultDryRun:
-		return ModeDryRun
-	case ResultApplied, ResultRolledBack, ResultVersionMoved:
-		return ModeApply
+	case act.ResultDryRun:
+		return act.ModeDryRun
+	case act.ResultApplied, act.ResultRolledBack, act.ResultVersionMoved:
+		return act.ModeApply
 	}
 	return ""
 }
@@ -382,7 +384,7 @@ func cycleWarnings(rep CycleReport, queues []QueueStatus) []string {
 			out = append(out, fmt.Sprintf("queue %s is at the high edge of its band (%.1f%% of parent, band %.1f–%.1f%%)", name, q.Capacity, ptr(q.BandLow), *q.BandHigh))
 		}
 	}
-	out = append(out, NodeTypeHints(rep.TypeSplits)...)
+	out = append(out, learn.NodeTypeHints(rep.TypeSplits)...)
 	if rep.Err != nil {
 		out = append(out, "last cycle failed: "+rep.Err.Error())
 	}

@@ -6,18 +6,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
-func cycleAt(t0 time.Time, n int, gpu float64, jobs []JobStatus, plan *Plan, res Result) CycleReport {
+func cycleAt(t0 time.Time, n int, gpu float64, jobs []JobStatus, plan *plan.Plan, res act.Result) CycleReport {
 	return CycleReport{Cycle: int64(n), Snapshot: cluster.Snapshot{Time: t0.Add(time.Duration(n) * 30 * time.Second), RM: "rm"},
 		Decision: Decision{Jobs: jobs, Queues: []QueueStatus{
 			{Queue: "root.crypto", Partition: "", Capacity: 50, AbsCapacity: 50, AbsUsed: 10},
 			{Queue: "root.crypto", Partition: "gpu", Capacity: gpu, AbsCapacity: gpu, AbsUsed: 40}}},
-		Plan: plan, Outcome: Outcome{Result: res}}
+		Plan: plan, Outcome: act.Outcome{Result: res}}
 }
 
 // The admin's guarantee is the first value seen and stays while the
@@ -27,16 +27,16 @@ func TestRecordCycle(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 59, 0, 0, time.UTC)
 	b := &StatusBoard{}
 	jobs := []JobStatus{{AppID: "a1", Queue: "root.crypto", PS: 0.3, FairShare: 0.25}, {AppID: "a2", Queue: "root.crypto", PS: 0.2, FairShare: 0.25}}
-	plan := &Plan{Changes: []Change{{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "25", To: "50"}}}
-	RecordCycle(b, cycleAt(t0, 0, 25, jobs, plan, ResultApplied))
-	RecordCycle(b, cycleAt(t0, 1, 50, jobs, &Plan{Changes: []Change{{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "50", To: "75"}}}, ResultApplied))
-	idle := cycleAt(t0, 4, 75, nil, &Plan{}, ResultNoChange)
+	pl := &plan.Plan{Changes: []plan.Change{{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "25", To: "50"}}}
+	RecordCycle(b, cycleAt(t0, 0, 25, jobs, pl, act.ResultApplied))
+	RecordCycle(b, cycleAt(t0, 1, 50, jobs, &plan.Plan{Changes: []plan.Change{{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "50", To: "75"}}}, act.ResultApplied))
+	idle := cycleAt(t0, 4, 75, nil, &plan.Plan{}, act.ResultNoChange)
 	idle.Snapshot.Errors = []cluster.LoadError{{What: "app application_1_0002 tasks", Err: "timeout"}}
 	idle.Err = errors.New("boom")
 	RecordCycle(b, idle)
 
 	st := b.Get()
-	if st.Mode != ModeApply || st.Cycle != 4 || len(st.History) != 3 || len(st.Plans) != 2 {
+	if st.Mode != act.ModeApply || st.Cycle != 4 || len(st.History) != 3 || len(st.Plans) != 2 {
 		t.Fatalf("mode %q cycle %d history %d plans %d", st.Mode, st.Cycle, len(st.History), len(st.Plans))
 	}
 	if got := st.Admin[AdminKey("root.crypto", "gpu")]; got != 25 {
@@ -68,10 +68,10 @@ func TestRecordCycle(t *testing.T) {
 func TestSeedAdmin(t *testing.T) {
 	b := &StatusBoard{}
 	k := "yarn.scheduler.capacity.root.ml.accessible-node-labels.gpu.capacity"
-	SeedAdmin(b, []AuditEntry{
-		{Result: ResultApplied, Time: time.Unix(0, 0), Before: map[string]string{k: "25", "yarn.scheduler.capacity.root.ml.capacity": "30",
+	SeedAdmin(b, []act.AuditEntry{
+		{Result: act.ResultApplied, Time: time.Unix(0, 0), Before: map[string]string{k: "25", "yarn.scheduler.capacity.root.ml.capacity": "30",
 			"yarn.scheduler.capacity.root.ml.maximum-capacity": "100", "yarn.scheduler.capacity.rack-locality-full-reset": ""}, After: map[string]string{k: "40"}},
-		{Result: ResultApplied, Time: time.Unix(60, 0), Before: map[string]string{k: "40"}, After: map[string]string{k: "55"}},
+		{Result: act.ResultApplied, Time: time.Unix(60, 0), Before: map[string]string{k: "40"}, After: map[string]string{k: "55"}},
 	})
 	RecordCycle(b, CycleReport{Snapshot: cluster.Snapshot{Time: time.Unix(120, 0)}, Decision: Decision{Queues: []QueueStatus{{Queue: "root.ml", Partition: "gpu", Capacity: 55}}}})
 	st := b.Get()
@@ -111,56 +111,6 @@ func TestCapacityKeys(t *testing.T) {
 	}
 }
 
-// The per-queue metrics include the admin's guarantee and the fair share;
-// running jobs are counted by how current their job is (job_budget).
-func TestMetricsAdminAndFair(t *testing.T) {
-	b := &StatusBoard{}
-	rep := cycleAt(time.Unix(0, 0), 1, 25, []JobStatus{{AppID: "a", Queue: "root.crypto", PS: 0.4, FairShare: 0.5}}, nil, ResultNoChange)
-	rep.Snapshot.Apps = []cluster.App{
-		{ID: "a", State: cluster.AppRunning, JobView: cluster.JobFresh},
-		{ID: "b", State: cluster.AppRunning, JobView: cluster.JobEstimated},
-		{ID: "c", State: cluster.AppRunning, JobView: cluster.JobEstimated},
-		{ID: "d", State: cluster.AppRunning}, // not MapReduce
-	}
-	// Jobs JobHistory could not serve: one retrying, two given up.
-	rep.Unreadable = []calibrate.UnreadableJob{{JobID: "job_1_1", Tries: 1}, {JobID: "job_1_2", Tries: 5, GaveUp: true}, {JobID: "job_1_3", Tries: 5, GaveUp: true}}
-	RecordCycle(b, rep)
-	reg := prometheus.NewRegistry()
-	m, err := NewMetrics(reg, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = m
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]float64{}
-	for _, mf := range mfs {
-		for _, mt := range mf.GetMetric() {
-			var labels []string
-			for _, l := range mt.GetLabel() {
-				labels = append(labels, l.GetName()+"="+l.GetValue())
-			}
-			got[mf.GetName()+"{"+strings.Join(labels, ",")+"}"] = mt.GetGauge().GetValue()
-		}
-	}
-	for k, v := range map[string]float64{
-		"yarn_sidecar_queue_admin_capacity_ratio{partition=,queue=root.crypto}":    0.5,
-		"yarn_sidecar_queue_admin_capacity_ratio{partition=gpu,queue=root.crypto}": 0.25,
-		"yarn_sidecar_queue_fair_share{queue=root.crypto}":                         0.5,
-		"yarn_sidecar_warnings{}":                                  0,
-		"yarn_sidecar_running_jobs{job_view=fresh}":                1,
-		"yarn_sidecar_running_jobs{job_view=estimated}":            2,
-		"yarn_sidecar_calibration_unreadable_jobs{state=retrying}": 1,
-		"yarn_sidecar_calibration_unreadable_jobs{state=given_up}": 2,
-	} {
-		if g, ok := got[k]; !ok || g != v {
-			t.Errorf("%s = %v (present %v), want %v", k, g, ok, v)
-		}
-	}
-}
-
 func TestTrackJobsFinished(t *testing.T) {
 	t0 := time.Unix(0, 0)
 	seen, fin := trackJobs(nil, nil, []JobStatus{{AppID: "a"}, {AppID: "b"}}, t0, nil)
@@ -195,14 +145,14 @@ func TestRecordTimesJobsByYARN(t *testing.T) {
 			finish := t0.Add(40 * time.Second)
 			for n := 1; n <= 3; n++ {
 				var jobs []JobStatus
-				rep := cycleAt(t0, n, 25, nil, nil, ResultNoChange)
+				rep := cycleAt(t0, n, 25, nil, nil, act.ResultNoChange)
 				if n == 1 {
 					jobs = []JobStatus{{AppID: "a1", Queue: "root.crypto", Class: "sort"}}
 					rep.Snapshot.Apps = []cluster.App{{ID: "a1", StartedTime: started}}
 				}
 				rep.Decision.Jobs = jobs
 				if n == tc.readAt {
-					rep.Finished = []FinishedJob{{AppID: "a1", Started: started, Finished: finish}}
+					rep.Finished = []learn.FinishedJob{{AppID: "a1", Started: started, Finished: finish}}
 				}
 				RecordCycle(b, rep)
 			}
@@ -224,7 +174,7 @@ func TestRecordTimesJobsByYARN(t *testing.T) {
 
 func TestMarkPinned(t *testing.T) {
 	b := &StatusBoard{}
-	RecordCycle(b, cycleAt(time.Unix(0, 0), 1, 25, nil, nil, ResultNoChange))
+	RecordCycle(b, cycleAt(time.Unix(0, 0), 1, 25, nil, nil, act.ResultNoChange))
 	before := b.Get()
 	MarkPinned(b, map[string]QueueConfig{"root.crypto": {Pinned: true}, "root.other": {Weight: 2}})
 	st := b.Get()
@@ -245,10 +195,10 @@ func TestMarkPinned(t *testing.T) {
 // that validated nothing.
 func TestRecordValidationPath(t *testing.T) {
 	b := &StatusBoard{}
-	rep := cycleAt(time.Unix(0, 0), 1, 25, nil, &Plan{Changes: []Change{{Queue: "root.crypto", Property: "capacity", From: "50", To: "40"}}}, ResultApplied)
-	rep.Outcome.Validation = ValidationLocalOnly
+	rep := cycleAt(time.Unix(0, 0), 1, 25, nil, &plan.Plan{Changes: []plan.Change{{Queue: "root.crypto", Property: "capacity", From: "50", To: "40"}}}, act.ResultApplied)
+	rep.Outcome.Validation = act.ValidationLocalOnly
 	RecordCycle(b, rep)
-	RecordCycle(b, cycleAt(time.Unix(0, 0), 2, 25, nil, nil, ResultNoChange))
+	RecordCycle(b, cycleAt(time.Unix(0, 0), 2, 25, nil, nil, act.ResultNoChange))
 	if got := b.Get().ValidationPath; got != "local-only" {
 		t.Errorf("validation path = %q, want local-only", got)
 	}
@@ -261,13 +211,13 @@ func TestDryRunsAreNotMutations(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	k := "yarn.scheduler.capacity.root.crypto.capacity"
 	b := &StatusBoard{}
-	SeedAdmin(b, []AuditEntry{
-		{Result: ResultDryRun, Time: t0, Before: map[string]string{k: "50"}, After: map[string]string{k: "60"}},
-		{Result: ResultApplied, Time: t0.Add(time.Minute), Before: map[string]string{k: "50"}, After: map[string]string{k: "55"}},
+	SeedAdmin(b, []act.AuditEntry{
+		{Result: act.ResultDryRun, Time: t0, Before: map[string]string{k: "50"}, After: map[string]string{k: "60"}},
+		{Result: act.ResultApplied, Time: t0.Add(time.Minute), Before: map[string]string{k: "50"}, After: map[string]string{k: "55"}},
 	})
-	change := &Plan{Changes: []Change{{Queue: "root.crypto", Property: "capacity", From: "55", To: "65"}}}
-	RecordCycle(b, cycleAt(t0, 4, 25, nil, change, ResultDryRun))
-	RecordCycle(b, cycleAt(t0, 5, 25, nil, change, ResultDryRun))
+	change := &plan.Plan{Changes: []plan.Change{{Queue: "root.crypto", Property: "capacity", From: "55", To: "65"}}}
+	RecordCycle(b, cycleAt(t0, 4, 25, nil, change, act.ResultDryRun))
+	RecordCycle(b, cycleAt(t0, 5, 25, nil, change, act.ResultDryRun))
 	st := b.Get()
 	if len(st.Mutations) != 1 || st.Mutations[0].Count != 1 {
 		t.Errorf("mutations per hour %+v, want the one applied audit record only", st.Mutations)

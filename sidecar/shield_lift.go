@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -30,9 +32,9 @@ type ShieldLift struct {
 	Left map[string]string `json:"left,omitempty"`
 	// Plan is the mutation restoring the admin's values (nil: nothing to
 	// lift).
-	Plan *Plan `json:"plan,omitempty"`
+	Plan *plan.Plan `json:"plan,omitempty"`
 	// Outcome is what the applier did with it (zero when not applied).
-	Outcome Outcome `json:"outcome"`
+	Outcome act.Outcome `json:"outcome"`
 }
 
 // LiftOptions say how shields are lifted.
@@ -56,7 +58,7 @@ func PlanShieldLift(snap cluster.Snapshot, live schedconf.Conf, version int64, s
 	queueOf := snap.QueueIndex()
 	leaves := tree.Leaves()
 	desired := live.Clone()
-	plan := &Plan{Time: snap.Time, ConfVersion: version, Base: live}
+	pl := &plan.Plan{Time: snap.Time, ConfVersion: version, Base: live}
 	for _, sh := range shields {
 		if tree.ByPath[sh.Queue] == nil {
 			out.Left[sh.Queue] = "the queue is no longer in the live configuration"
@@ -70,7 +72,7 @@ func PlanShieldLift(snap cluster.Snapshot, live schedconf.Conf, version int64, s
 			out.Left[sh.Queue] = "it holds more than the RM would leave it (guarantee × (1 + max_ignored_over_capacity) in a label partition, or over its guarantee where another queue waits): lifting now would let the RM kill its containers; lift it once they end, or with --force"
 			continue
 		}
-		key := schedconf.Key(sh.Queue, disablePreemptionProp)
+		key := schedconf.Key(sh.Queue, plan.DisablePreemptionProp)
 		why := "preemption shield lifted: the admin's value restored"
 		if sh.AdminValue == "" {
 			delete(desired, key)
@@ -78,16 +80,16 @@ func PlanShieldLift(snap cluster.Snapshot, live schedconf.Conf, version int64, s
 		} else {
 			desired[key] = sh.AdminValue
 		}
-		plan.Changes = append(plan.Changes, Change{Queue: sh.Queue, Property: disablePreemptionProp, From: live[key], To: sh.AdminValue, Reason: why})
+		pl.Changes = append(pl.Changes, plan.Change{Queue: sh.Queue, Property: plan.DisablePreemptionProp, From: live[key], To: sh.AdminValue, Reason: why})
 		out.Lifted = append(out.Lifted, sh)
 	}
-	if len(plan.Changes) == 0 {
+	if len(pl.Changes) == 0 {
 		return out, nil
 	}
-	plan.Desired = desired
-	plan.Mutation = schedconf.Diff(live, desired)
-	plan.Reasons = []string{"preemption shields lifted: " + shieldNames(out.Lifted)}
-	out.Plan = plan
+	pl.Desired = desired
+	pl.Mutation = schedconf.Diff(live, desired)
+	pl.Reasons = []string{"preemption shields lifted: " + shieldNames(out.Lifted)}
+	out.Plan = pl
 	return out, nil
 }
 
@@ -104,7 +106,7 @@ func shieldNames(ss []Shield) string {
 // this is a dry run; its audit log records it). Shields are what the
 // caller knows it set: the guard's (a clean stop) or the audit log's (an
 // admin after a crash).
-func LiftShields(ctx context.Context, obs Observer, app *Applier, shields []Shield, now time.Time, o LiftOptions) (ShieldLift, error) {
+func LiftShields(ctx context.Context, obs act.Observer, app *act.Applier, shields []Shield, now time.Time, o LiftOptions) (ShieldLift, error) {
 	if len(shields) == 0 {
 		return ShieldLift{}, nil
 	}

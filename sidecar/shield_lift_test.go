@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -27,7 +29,7 @@ func (o snapObserver) SchedulerConf(ctx context.Context) (schedconf.Conf, error)
 // shieldThroughApplier runs the shield step for root.a steered into gpu
 // holding 80 GB there, and applies the plan: the shield is in YARN and in
 // the audit log, and the guard holds it.
-func shieldThroughApplier(t *testing.T, admin string) (*fakeRM, *Applier, string, *PreemptionGuard, func(int64) cluster.Snapshot) {
+func shieldThroughApplier(t *testing.T, admin string) (*fakeRM, *act.Applier, string, *PreemptionGuard, func(int64) cluster.Snapshot) {
 	t.Helper()
 	const key = "yarn.scheduler.capacity.root.a.disable_preemption"
 	live, snap := shieldFixture()
@@ -41,11 +43,11 @@ func shieldThroughApplier(t *testing.T, admin string) (*fakeRM, *Applier, string
 	cur := rm.conf.Clone()
 	s := &decideState{Snap: snap(80_000), Live: cur, Tree: mustTree(t, cur), ClassOf: calibrate.ClassKey("tag").ClassOf,
 		Preemption: &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second, MaxIgnoredOverCapacity: 0.1}},
-		Targets:    map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: &gpu}}}
+		Targets:    map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: &gpu}}}
 	if err := (preemptionShieldStep{Guard: g}).Run(s); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := a.Apply(context.Background(), planFor(t, rm, s.Targets)); err != nil || out.Result != ResultApplied {
+	if out, err := a.Apply(context.Background(), planFor(t, rm, s.Targets)); err != nil || out.Result != act.ResultApplied {
 		t.Fatalf("apply: %s %v", out.Result, err)
 	}
 	if rm.conf[key] != "true" {
@@ -70,11 +72,11 @@ func TestStopLiftsShields(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := rm.conf[key]; ok || len(lift.Lifted) != 1 || lift.Outcome.Result != ResultApplied {
+		if _, ok := rm.conf[key]; ok || len(lift.Lifted) != 1 || lift.Outcome.Result != act.ResultApplied {
 			t.Fatalf("want the shield removed: live %q, lifted %v, result %s", rm.conf[key], lift.Lifted, lift.Outcome.Result)
 		}
 		last := readAudit(t, auditPath)
-		if e := last[len(last)-1]; e.Result != ResultApplied || e.Before[key] != "true" || e.After[key] != "" {
+		if e := last[len(last)-1]; e.Result != act.ResultApplied || e.Before[key] != "true" || e.After[key] != "" {
 			t.Fatalf("audit: want the lift recorded true → \"\", got %s %q → %q", e.Result, e.Before[key], e.After[key])
 		}
 		if again, _ := RecoverShields(ctx, auditPath, rm); len(again) != 0 {
@@ -117,7 +119,7 @@ func TestShieldsLiftAfterCrash(t *testing.T) {
 		t.Fatalf("planning wrote to YARN")
 	}
 	lift, err := LiftShields(ctx, snapObserver{rm, snap(0)}, a, records, time.Unix(0, 0), LiftOptions{MaxIgnoredOverCapacity: 0.1})
-	if err != nil || lift.Outcome.Result != ResultApplied {
+	if err != nil || lift.Outcome.Result != act.ResultApplied {
 		t.Fatalf("lift: %s %v", lift.Outcome.Result, err)
 	}
 	if rm.conf[key] != "false" {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -19,10 +21,10 @@ import (
 // shieldPath is the queue path of a disable_preemption key ("" if the key
 // is another property).
 func shieldPath(key string) string {
-	if !strings.HasPrefix(key, schedconf.Prefix) || !strings.HasSuffix(key, "."+disablePreemptionProp) {
+	if !strings.HasPrefix(key, schedconf.Prefix) || !strings.HasSuffix(key, "."+plan.DisablePreemptionProp) {
 		return ""
 	}
-	return strings.TrimSuffix(strings.TrimPrefix(key, schedconf.Prefix), "."+disablePreemptionProp)
+	return strings.TrimSuffix(strings.TrimPrefix(key, schedconf.Prefix), "."+plan.DisablePreemptionProp)
 }
 
 // Shield is one disable_preemption=true this sidecar set and YARN still
@@ -37,7 +39,7 @@ type Shield struct {
 
 // ShieldsFromAudit says which queues' disable_preemption=true this sidecar
 // set and YARN still holds (the queue paths of ShieldRecords).
-func ShieldsFromAudit(entries []AuditEntry, live schedconf.Conf) []string {
+func ShieldsFromAudit(entries []act.AuditEntry, live schedconf.Conf) []string {
 	var out []string
 	for _, sh := range ShieldRecords(entries, live) {
 		out = append(out, sh.Queue)
@@ -48,7 +50,7 @@ func ShieldsFromAudit(entries []AuditEntry, live schedconf.Conf) []string {
 // ShieldRecords says which queues' disable_preemption=true this sidecar
 // set and YARN still holds, with when and over what. A queue is ours when
 // the last record that landed in YARN touching its key — applied, or
-// recovered at a restart (reconcile.go) — set it to "true" from a value
+// recovered at a restart (act/reconcile.go) — set it to "true" from a value
 // that was not "true", and the live conf still has "true". Rolled-back,
 // not-applied, failed and dry-run records changed nothing in YARN and are
 // skipped. A changed-outside record (another writer) whose live value is
@@ -56,14 +58,14 @@ func ShieldsFromAudit(entries []AuditEntry, live schedconf.Conf) []string {
 // written by us. An admin's "true" before ours is never written over
 // (BuildPlan only writes a value that differs), so its record would read
 // "true" → "true": not ours.
-func ShieldRecords(entries []AuditEntry, live schedconf.Conf) []Shield {
+func ShieldRecords(entries []act.AuditEntry, live schedconf.Conf) []Shield {
 	ours := map[string]*Shield{}
 	for _, e := range entries {
-		if e.Mode != ModeApply {
+		if e.Mode != act.ModeApply {
 			continue
 		}
 		switch e.Result {
-		case ResultApplied, ResultRecovered:
+		case act.ResultApplied, act.ResultRecovered:
 			for k, after := range e.After {
 				if p := shieldPath(k); p != "" {
 					if confTrue(after) && !confTrue(e.Before[k]) {
@@ -73,7 +75,7 @@ func ShieldRecords(entries []AuditEntry, live schedconf.Conf) []Shield {
 					}
 				}
 			}
-		case ResultChangedOutside:
+		case act.ResultChangedOutside:
 			for k, after := range e.After {
 				if p := shieldPath(k); p != "" && !confTrue(after) {
 					delete(ours, p)
@@ -96,8 +98,8 @@ func ShieldRecords(entries []AuditEntry, live schedconf.Conf) []Shield {
 // so an interrupted apply is already recorded. No log yet: nothing is
 // ours. Lines that are not records are skipped (the start's other
 // readers of the log warn about them).
-func RecoverShields(ctx context.Context, auditPath string, rm ConfReader) ([]Shield, error) {
-	entries, err := ReadAuditFile(auditPath, nil)
+func RecoverShields(ctx context.Context, auditPath string, rm act.ConfReader) ([]Shield, error) {
+	entries, err := act.ReadAuditFile(auditPath, nil)
 	if err != nil {
 		return nil, fmt.Errorf("recover preemption shields: %w", err)
 	}

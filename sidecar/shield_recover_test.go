@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -16,36 +18,36 @@ func TestShieldsFromAudit(t *testing.T) {
 	const ka = "yarn.scheduler.capacity.root.a.disable_preemption"
 	const kb = "yarn.scheduler.capacity.root.b.disable_preemption"
 	const kc = "yarn.scheduler.capacity.root.a.capacity"
-	set := func(k string, r Result) AuditEntry {
-		return AuditEntry{Mode: ModeApply, Before: map[string]string{k: ""}, After: map[string]string{k: "true"}, Result: r}
+	set := func(k string, r act.Result) act.AuditEntry {
+		return act.AuditEntry{Mode: act.ModeApply, Before: map[string]string{k: ""}, After: map[string]string{k: "true"}, Result: r}
 	}
-	lift := AuditEntry{Mode: ModeApply, Before: map[string]string{ka: "true"}, After: map[string]string{ka: ""}, Result: ResultApplied}
+	lift := act.AuditEntry{Mode: act.ModeApply, Before: map[string]string{ka: "true"}, After: map[string]string{ka: ""}, Result: act.ResultApplied}
 	both := schedconf.Conf{ka: "true", kb: "true"}
 	for _, tc := range []struct {
 		name    string
-		entries []AuditEntry
+		entries []act.AuditEntry
 		live    schedconf.Conf
 		want    []string
 	}{
-		{"applied, still true: ours", []AuditEntry{set(ka, ResultApplied)}, both, []string{"root.a"}},
-		{"applied with a capacity change in the same PUT", []AuditEntry{{Mode: ModeApply, Before: map[string]string{ka: "false", kc: "50"}, After: map[string]string{ka: "true", kc: "60"}, Result: ResultApplied}}, both, []string{"root.a"}},
-		{"rolled back: never landed", []AuditEntry{set(ka, ResultRolledBack)}, both, nil},
-		{"failed: not counted", []AuditEntry{set(ka, ResultFailed)}, both, nil},
-		{"dry-run: never written", []AuditEntry{{Mode: ModeDryRun, Before: map[string]string{ka: ""}, After: map[string]string{ka: "true"}, Result: ResultDryRun}}, both, nil},
-		{"interrupted apply recovered at restart: ours", []AuditEntry{set(kb, ResultRecovered)}, both, []string{"root.b"}},
-		{"interrupted apply not applied: nothing recorded as changed", []AuditEntry{{Mode: ModeApply, Result: ResultNotApplied}}, both, nil},
-		{"set then lifted: not ours", []AuditEntry{set(ka, ResultApplied), lift}, both, nil},
-		{"set, lifted, set again: ours", []AuditEntry{set(ka, ResultApplied), lift, set(ka, ResultApplied)}, both, []string{"root.a"}},
-		{"admin changed it since (live false)", []AuditEntry{set(ka, ResultApplied)}, schedconf.Conf{ka: "false"}, nil},
-		{"admin removed it since (live unset)", []AuditEntry{set(ka, ResultApplied)}, schedconf.Conf{}, nil},
+		{"applied, still true: ours", []act.AuditEntry{set(ka, act.ResultApplied)}, both, []string{"root.a"}},
+		{"applied with a capacity change in the same PUT", []act.AuditEntry{{Mode: act.ModeApply, Before: map[string]string{ka: "false", kc: "50"}, After: map[string]string{ka: "true", kc: "60"}, Result: act.ResultApplied}}, both, []string{"root.a"}},
+		{"rolled back: never landed", []act.AuditEntry{set(ka, act.ResultRolledBack)}, both, nil},
+		{"failed: not counted", []act.AuditEntry{set(ka, act.ResultFailed)}, both, nil},
+		{"dry-run: never written", []act.AuditEntry{{Mode: act.ModeDryRun, Before: map[string]string{ka: ""}, After: map[string]string{ka: "true"}, Result: act.ResultDryRun}}, both, nil},
+		{"interrupted apply recovered at restart: ours", []act.AuditEntry{set(kb, act.ResultRecovered)}, both, []string{"root.b"}},
+		{"interrupted apply not applied: nothing recorded as changed", []act.AuditEntry{{Mode: act.ModeApply, Result: act.ResultNotApplied}}, both, nil},
+		{"set then lifted: not ours", []act.AuditEntry{set(ka, act.ResultApplied), lift}, both, nil},
+		{"set, lifted, set again: ours", []act.AuditEntry{set(ka, act.ResultApplied), lift, set(ka, act.ResultApplied)}, both, []string{"root.a"}},
+		{"admin changed it since (live false)", []act.AuditEntry{set(ka, act.ResultApplied)}, schedconf.Conf{ka: "false"}, nil},
+		{"admin removed it since (live unset)", []act.AuditEntry{set(ka, act.ResultApplied)}, schedconf.Conf{}, nil},
 		{"admin changed it (recorded at restart) then set it true again: the admin's",
-			[]AuditEntry{set(ka, ResultApplied), {Mode: ModeApply, Before: map[string]string{ka: "true"}, After: map[string]string{ka: "false"}, Result: ResultChangedOutside}}, both, nil},
+			[]act.AuditEntry{set(ka, act.ResultApplied), {Mode: act.ModeApply, Before: map[string]string{ka: "true"}, After: map[string]string{ka: "false"}, Result: act.ResultChangedOutside}}, both, nil},
 		{"changed-outside record that still reads true keeps it ours",
-			[]AuditEntry{set(ka, ResultApplied), {Mode: ModeApply, Before: map[string]string{ka: "true"}, After: map[string]string{ka: "true"}, Result: ResultChangedOutside}}, both, []string{"root.a"}},
-		{"admin set it before us (true → true): not ours", []AuditEntry{{Mode: ModeApply, Before: map[string]string{ka: "true"}, After: map[string]string{ka: "true"}, Result: ResultApplied}}, both, nil},
-		{"admin's TRUE before ours (TRUE → true): not ours", []AuditEntry{{Mode: ModeApply, Before: map[string]string{ka: "TRUE"}, After: map[string]string{ka: "true"}, Result: ResultApplied}}, both, nil},
-		{"admin's true, no record of ours", []AuditEntry{{Mode: ModeApply, Before: map[string]string{kc: "50"}, After: map[string]string{kc: "60"}, Result: ResultApplied}}, both, nil},
-		{"two queues, sorted", []AuditEntry{set(kb, ResultApplied), set(ka, ResultApplied)}, both, []string{"root.a", "root.b"}},
+			[]act.AuditEntry{set(ka, act.ResultApplied), {Mode: act.ModeApply, Before: map[string]string{ka: "true"}, After: map[string]string{ka: "true"}, Result: act.ResultChangedOutside}}, both, []string{"root.a"}},
+		{"admin set it before us (true → true): not ours", []act.AuditEntry{{Mode: act.ModeApply, Before: map[string]string{ka: "true"}, After: map[string]string{ka: "true"}, Result: act.ResultApplied}}, both, nil},
+		{"admin's TRUE before ours (TRUE → true): not ours", []act.AuditEntry{{Mode: act.ModeApply, Before: map[string]string{ka: "TRUE"}, After: map[string]string{ka: "true"}, Result: act.ResultApplied}}, both, nil},
+		{"admin's true, no record of ours", []act.AuditEntry{{Mode: act.ModeApply, Before: map[string]string{kc: "50"}, After: map[string]string{kc: "60"}, Result: act.ResultApplied}}, both, nil},
+		{"two queues, sorted", []act.AuditEntry{set(kb, act.ResultApplied), set(ka, act.ResultApplied)}, both, []string{"root.a", "root.b"}},
 	} {
 		if got := ShieldsFromAudit(tc.entries, tc.live); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
@@ -64,18 +66,18 @@ func TestShieldSurvivesRestart(t *testing.T) {
 	live, snap := shieldFixture()
 	gpu, home := "gpu", ""
 	// cycle runs the shield step on the RM's live conf and applies the plan.
-	cycle := func(t *testing.T, g *PreemptionGuard, rm *fakeRM, a *Applier, sn cluster.Snapshot, to *string) *PreemptionStatus {
+	cycle := func(t *testing.T, g *PreemptionGuard, rm *fakeRM, a *act.Applier, sn cluster.Snapshot, to *string) *PreemptionStatus {
 		t.Helper()
 		cur := rm.conf.Clone()
 		ps := &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second, MaxIgnoredOverCapacity: 0.1}}
 		s := &decideState{Snap: sn, Live: cur, Tree: mustTree(t, cur), ClassOf: calibrate.ClassKey("tag").ClassOf, Preemption: ps,
-			Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: to}}}
+			Targets: map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: to}}}
 		if err := (preemptionShieldStep{Guard: g}).Run(s); err != nil {
 			t.Fatal(err)
 		}
 		p := planFor(t, rm, s.Targets)
 		if !p.Empty() {
-			if out, err := a.Apply(context.Background(), p); err != nil || out.Result != ResultApplied {
+			if out, err := a.Apply(context.Background(), p); err != nil || out.Result != act.ResultApplied {
 				t.Fatalf("apply: %s %v", out.Result, err)
 			}
 		}
@@ -91,7 +93,7 @@ func TestShieldSurvivesRestart(t *testing.T) {
 		g.AdoptShields(paths)
 		return g
 	}
-	setUp := func(t *testing.T) (*fakeRM, *Applier, string) {
+	setUp := func(t *testing.T) (*fakeRM, *act.Applier, string) {
 		rm := &fakeRM{conf: live.Clone(), version: 1}
 		a, auditPath := newApplier(t, rm)
 		first := &PreemptionGuard{Models: mapModel(30), ClassKey: "tag"}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
@@ -148,11 +150,11 @@ type PSPoint struct {
 
 // PlanRecord is one cycle's plan and what became of it.
 type PlanRecord struct {
-	Time    time.Time `json:"time"`
-	Result  Result    `json:"result"`
-	Changes []Change  `json:"changes"`
-	Reasons []string  `json:"reasons"`
-	Error   string    `json:"error,omitempty"`
+	Time    time.Time     `json:"time"`
+	Result  act.Result    `json:"result"`
+	Changes []plan.Change `json:"changes"`
+	Reasons []string      `json:"reasons"`
+	Error   string        `json:"error,omitempty"`
 }
 
 // Status is what metrics and reports show: the latest cycle plus a bounded
@@ -161,7 +163,7 @@ type Status struct {
 	Overview
 	Time    time.Time     `json:"time"`
 	RM      string        `json:"rm"`
-	Mode    Mode          `json:"mode"`
+	Mode    act.Mode      `json:"mode"`
 	Jobs    []JobStatus   `json:"jobs"`
 	Rates   []RateStatus  `json:"rates"`
 	Queues  []QueueStatus `json:"queues"`

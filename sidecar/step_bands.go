@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -24,20 +25,12 @@ func (b GuaranteeBands) For(queue string) GuaranteeConfig {
 	return b.Default
 }
 
-// Band is the interval, in percent of the parent, a queue's capacity may be
-// written in for one partition.
-type Band struct{ Lo, Hi float64 }
-
-// Contains reports whether v lies in the band (to the hundredth the
-// sidecar writes).
-func (b Band) Contains(v float64) bool { return v >= b.Lo-0.005 && v <= b.Hi+0.005 }
-
 // BandOfSeen is BandOf for a first-seen value; a partition where the admin
 // configured no capacity for the queue has the open band [0, 100] (a
 // pinned queue keeps 0 there).
-func BandOfSeen(g GuaranteeConfig, seen SeenValue) Band {
+func BandOfSeen(g GuaranteeConfig, seen SeenValue) plan.Band {
 	if seen.Unset && !g.Pinned {
-		return Band{0, 100}
+		return plan.Band{Lo: 0, Hi: 100}
 	}
 	return BandOf(g, seen.Share)
 }
@@ -46,9 +39,9 @@ func BandOfSeen(g GuaranteeConfig, seen SeenValue) Band {
 // first (percent): [max(min×first, floor), max×first], capped at 100; a
 // pinned queue's band is the first value itself. The floor never lifts
 // the band above max×first.
-func BandOf(g GuaranteeConfig, first float64) Band {
+func BandOf(g GuaranteeConfig, first float64) plan.Band {
 	if g.Pinned {
-		return Band{first, first}
+		return plan.Band{Lo: first, Hi: first}
 	}
 	lo := float64(g.Min) * first
 	hi := math.Min(100, float64(g.Max)*first)
@@ -56,7 +49,7 @@ func BandOf(g GuaranteeConfig, first float64) Band {
 		hi = 100
 	}
 	lo = math.Min(math.Max(lo, g.Floor), hi)
-	return Band{lo, hi}
+	return plan.Band{Lo: lo, Hi: hi}
 }
 
 // guaranteeStep keeps every target inside its queue's band: per sibling
@@ -93,16 +86,16 @@ func (st guaranteeStep) Run(s *decideState) error {
 		members := groups[k]
 		sort.Strings(members)
 		want := map[string]float64{}
-		bands := map[string]Band{}
+		bands := map[string]plan.Band{}
 		for _, q := range members {
 			want[q] = s.Targets[q].Capacity[k.part]
 			bands[q] = BandOfSeen(st.Bands.For(q), st.Seen[seenKey(q, k.part)])
 		}
-		fitted, ok := FitBands(want, bands)
+		fitted, ok := plan.FitBands(want, bands)
 		for _, q := range members {
 			t := s.Targets[q]
 			if t.Bands == nil {
-				t.Bands = map[string]Band{}
+				t.Bands = map[string]plan.Band{}
 			}
 			if !ok {
 				delete(t.Capacity, k.part)
@@ -121,55 +114,17 @@ func (st guaranteeStep) Run(s *decideState) error {
 	return nil
 }
 
-// FitBands moves want into the bands keeping its sum: clamp, then spread
-// the difference over the members with room in proportion to their room
-// (one pass suffices: each member's share of the difference is at most
-// its room). It reports false when the bands cannot hold the sum.
-func FitBands(want map[string]float64, bands map[string]Band) (map[string]float64, bool) {
-	out := map[string]float64{}
-	sum, clamped := 0.0, 0.0
-	for q, w := range want {
-		sum += w
-		b := bands[q]
-		out[q] = math.Min(math.Max(w, b.Lo), b.Hi)
-		clamped += out[q]
-	}
-	diff := sum - clamped
-	if math.Abs(diff) < 1e-9 {
-		return out, true
-	}
-	room := 0.0
-	for q, v := range out {
-		if diff > 0 {
-			room += bands[q].Hi - v
-		} else {
-			room += v - bands[q].Lo
-		}
-	}
-	if room < math.Abs(diff)-1e-9 {
-		return nil, false
-	}
-	for q, v := range out {
-		r := v - bands[q].Lo
-		if diff > 0 {
-			r = bands[q].Hi - v
-		}
-		out[q] = v + diff*r/room
-	}
-	return out, true
-}
-
 // BandViolations lists every capacity a plan writes outside its queue's
 // band: the written value's share of the parent (in the desired
 // configuration) against the band around the first-seen share. It is how
 // tests and benchmarks check that guarantees hold for every plan.
-func BandViolations(plan *Plan, first map[string]SeenValue, bands GuaranteeBands) []string {
-	tree, err := schedconf.ParseTree(plan.Desired)
+func BandViolations(pl *plan.Plan, first map[string]SeenValue, bands GuaranteeBands) []string {
+	tree, err := schedconf.ParseTree(pl.Desired)
 	if err != nil {
 		return []string{fmt.Sprintf("desired configuration does not parse: %v", err)}
 	}
 	var out []string
-	for _, c := range plan.Changes {
+	for _, c := range pl.Changes {
 		part, ok := capacityPartition(c.Property)
 		if !ok || c.Queue == "" {
 			continue
@@ -204,13 +159,13 @@ func capacityPartition(prop string) (string, bool) {
 // capacity it writes beside it requires (the Capacity Scheduler rejects
 // capacity > maximum-capacity): what the ceilings step must never let
 // through unless safety.raise_maximum_capacity.
-func CeilingViolations(plan *Plan, first map[string]SeenValue) []string {
-	tree, err := schedconf.ParseTree(plan.Desired)
+func CeilingViolations(pl *plan.Plan, first map[string]SeenValue) []string {
+	tree, err := schedconf.ParseTree(pl.Desired)
 	if err != nil {
 		return []string{fmt.Sprintf("desired configuration does not parse: %v", err)}
 	}
 	var out []string
-	for _, c := range plan.Changes {
+	for _, c := range pl.Changes {
 		part, ok := maxCapacityPartition(c.Property)
 		if !ok || c.Queue == "" {
 			continue
@@ -221,7 +176,7 @@ func CeilingViolations(plan *Plan, first map[string]SeenValue) []string {
 			continue
 		}
 		allowed := math.Max(*seen.MaxShare, shareOfParent(q, part))
-		if v := maxPercentOf(q, part); v > allowed+0.005 {
+		if v := plan.MaxPercentOf(q, part); v > allowed+0.005 {
 			out = append(out, fmt.Sprintf("%s %s = %s above the admin's %g (capacity %.2f)", c.Queue, c.Property, c.To, *seen.MaxShare, shareOfParent(q, part)))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -52,7 +53,7 @@ func TestCalibrationReturnStep(t *testing.T) {
 		home := tc.live
 		s := &decideState{Tree: tree, Parts: parts, Rates: tc.rates,
 			Queues:  []progress.QueueDemand{{Path: "root.a", Demand: tc.demand, Pinned: tc.pinned}, {Path: "root.b", Demand: 10}},
-			Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50}, DefaultLabelExpression: &home}}}
+			Targets: map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 50}, DefaultLabelExpression: &home}}}
 		seen := map[string]SeenValue{seenKey("root.a", ""): {Share: 50, AbsShare: 0.5, Home: tc.seen}}
 		if err := (calibrationReturnStep{Sent: map[string]CalibrationSent{"root.a": tc.sent}, Seen: seen}).Run(s); err != nil {
 			t.Fatal(err)

@@ -3,6 +3,8 @@ package sidecar
 import (
 	"maps"
 	"slices"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
 // ceilingsStep keeps each planned leaf's maximum-capacity where the admin
@@ -40,7 +42,7 @@ func (st ceilingsStep) Run(s *decideState) error {
 			continue
 		}
 		for part := range t.MaxCapacity {
-			t.MaxCapacity[part] = adminCeiling(q.Path, part, maxPercentOf(q, part), st.Seen)
+			t.MaxCapacity[part] = adminCeiling(q.Path, part, plan.MaxPercentOf(q, part), st.Seen)
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -37,7 +38,7 @@ func TestCeilingsStep(t *testing.T) {
 		{"lifted by the sidecar: back to the admin's 30", lifted, false, admin, 30, 100},
 		{"no first-seen ceiling (older file): the live value", lifted, false, map[string]SeenValue{}, 45, 100},
 	} {
-		s := &decideState{Tree: tc.tree, Targets: map[string]QueueTarget{
+		s := &decideState{Tree: tc.tree, Targets: map[string]plan.QueueTarget{
 			"root.a": {Capacity: map[string]float64{"": 20}, MaxCapacity: map[string]float64{"": 100}},
 			"root.b": {Capacity: map[string]float64{"": 80}, MaxCapacity: map[string]float64{"": 100}},
 		}}
@@ -69,11 +70,11 @@ func TestCeilingViolations(t *testing.T) {
 		{"raised to 100", 25, 100, true},
 		{"raised above the capacity written", 45, 60, true},
 	} {
-		targets := map[string]QueueTarget{
+		targets := map[string]plan.QueueTarget{
 			"root.a": {Capacity: map[string]float64{"": tc.capA}, MaxCapacity: map[string]float64{"": tc.ceilA}},
 			"root.b": {Capacity: map[string]float64{"": 100 - tc.capA}, MaxCapacity: map[string]float64{"": 100}},
 		}
-		plan, err := BuildPlan(time.Unix(0, 0), base, 1, targets, SafetyRules{MaxStepPercent: 100})
+		plan, err := plan.BuildPlan(time.Unix(0, 0), base, 1, targets, plan.SafetyRules{MaxStepPercent: 100})
 		if err != nil {
 			t.Fatal(err)
 		}

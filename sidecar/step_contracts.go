@@ -56,6 +56,8 @@ var stepContracts = map[string]stepContract{
 		[]string{"Snap", "Table", "Types", "ClassOf"}, []string{"Rates", "Notes"}},
 	"demand": {"turn each steerable leaf into a planner queue: weight, demand, class mix, home",
 		[]string{"Snap", "Live", "Tree", "Slot", "ClassOf"}, []string{"Queues", "Notes"}},
+	"spark apps in the plan": {"weigh running Spark apps by their tasks left and plan GPU executors at their own rates",
+		[]string{"Snap", "Queues", "ClassOf", "Rates"}, []string{"Queues", "Rates", "Notes"}},
 	"calibrationSampled": {"mark queues whose calibration sample ran, so they are not sent again",
 		[]string{"Snap", "Tree", "Queues", "ClassOf"}, []string{"Queues", "Sampled", "Notes"}},
 	"deadline weighting": {"run the deadline outlook and weigh queues with jobs at risk first (Polo)",

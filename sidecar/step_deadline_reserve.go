@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
 // deadlineReserveStep holds, in each queue's planned guarantee, the
@@ -30,7 +31,7 @@ import (
 //
 // A queue whose guarantee the step raises for a job at risk is marked
 // urgent (s.Urgent): its plan may pass the rate limit's interval and gain
-// threshold (ratelimit.go), since a 150 s goal cannot wait a 2 min interval.
+// threshold (act/ratelimit.go), since a 150 s goal cannot wait a 2 min interval.
 //
 // Two floors at the admin's guarantee (its first-seen share, Seen) hold
 // besides the reservations (issue 18): a queue with a running goal job —
@@ -158,7 +159,7 @@ func (st deadlineReserveStep) Run(s *decideState) error {
 				want[qp.Path] = v
 			}
 		}
-		lifted := applyFloors(want, floors)
+		lifted := plan.ApplyFloors(want, floors)
 		for i := range s.Plan.Queues {
 			qp := &s.Plan.Queues[i]
 			v, ok := lifted[qp.Path]

@@ -10,6 +10,8 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -129,22 +131,22 @@ func TestRaisesUrgent(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		urgent  map[string]string
-		changes []Change
+		changes []plan.Change
 		want    bool
 	}{
-		{"raise of an urgent queue", urgent, []Change{{Queue: "root.a", Property: "capacity", From: "20", To: "45"}}, true},
-		{"raise of an urgent queue in a label", urgent, []Change{{Queue: "root.a", Partition: "gpu", Property: "accessible-node-labels.gpu.capacity", From: "1w", To: "2.5w"}}, true},
-		{"cut of an urgent queue", urgent, []Change{{Queue: "root.a", Property: "capacity", From: "45", To: "20"}}, false},
-		{"raise of another queue", urgent, []Change{{Queue: "root.b", Property: "capacity", From: "20", To: "45"}}, false},
-		{"raised ceiling reserves nothing", urgent, []Change{{Queue: "root.a", Property: "maximum-capacity", From: "50", To: "100"}}, false},
-		{"absolute resources are not compared", urgent, []Change{{Queue: "root.a", Property: "capacity", From: "[memory=1024]", To: "[memory=4096]"}}, false},
-		{"no urgent queues", nil, []Change{{Queue: "root.a", Property: "capacity", From: "20", To: "45"}}, false},
+		{"raise of an urgent queue", urgent, []plan.Change{{Queue: "root.a", Property: "capacity", From: "20", To: "45"}}, true},
+		{"raise of an urgent queue in a label", urgent, []plan.Change{{Queue: "root.a", Partition: "gpu", Property: "accessible-node-labels.gpu.capacity", From: "1w", To: "2.5w"}}, true},
+		{"cut of an urgent queue", urgent, []plan.Change{{Queue: "root.a", Property: "capacity", From: "45", To: "20"}}, false},
+		{"raise of another queue", urgent, []plan.Change{{Queue: "root.b", Property: "capacity", From: "20", To: "45"}}, false},
+		{"raised ceiling reserves nothing", urgent, []plan.Change{{Queue: "root.a", Property: "maximum-capacity", From: "50", To: "100"}}, false},
+		{"absolute resources are not compared", urgent, []plan.Change{{Queue: "root.a", Property: "capacity", From: "[memory=1024]", To: "[memory=4096]"}}, false},
+		{"no urgent queues", nil, []plan.Change{{Queue: "root.a", Property: "capacity", From: "20", To: "45"}}, false},
 	} {
-		if got := raisesUrgent(&Plan{Urgent: tc.urgent, Changes: tc.changes}); got != tc.want {
+		if got := act.RaisesUrgent(&plan.Plan{Urgent: tc.urgent, Changes: tc.changes}); got != tc.want {
 			t.Errorf("%s: raisesUrgent %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	if raisesUrgent(nil) {
+	if act.RaisesUrgent(nil) {
 		t.Error("nil plan is urgent")
 	}
 }
@@ -154,7 +156,7 @@ func TestRaisesUrgent(t *testing.T) {
 // is held as before.
 func TestRateLimitUrgentException(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
-	raise := []Change{{Queue: "root.a", Property: "capacity", From: "20", To: "45"}}
+	raise := []plan.Change{{Queue: "root.a", Property: "capacity", From: "20", To: "45"}}
 	flat := map[string]float64{"sum_ps": 100, "sum_ps_now": 100} // 0% gain
 	for _, tc := range []struct {
 		name   string
@@ -169,11 +171,11 @@ func TestRateLimitUrgentException(t *testing.T) {
 		{"urgent, 0% gain", nil, true, true, ""},
 		{"urgent, hourly cap reached", []time.Duration{50 * time.Minute, 40 * time.Minute, 30 * time.Minute}, true, false, "max_mutations_per_hour"},
 	} {
-		r := &RateLimit{MinInterval: 2 * time.Minute, MaxPerHour: 3, MinGainPercent: 2}
+		r := &act.RateLimit{MinInterval: 2 * time.Minute, MaxPerHour: 3, MinGainPercent: 2}
 		for _, d := range tc.past {
 			r.Record(t0.Add(-d))
 		}
-		p := &Plan{Changes: raise, Predicted: flat}
+		p := &plan.Plan{Changes: raise, Predicted: flat}
 		if tc.urgent {
 			p.Urgent = map[string]string{"root.a": "job j4 at risk"}
 		}
@@ -266,16 +268,16 @@ func TestMergeFloors(t *testing.T) {
 }
 
 func TestUrgentRules(t *testing.T) {
-	r := SafetyRules{MaxStepPercent: 25, HysteresisPercent: 2}
-	if got := UrgentRules(r, nil); got.MaxStepPercent != 25 {
+	r := plan.SafetyRules{MaxStepPercent: 25, HysteresisPercent: 2}
+	if got := act.UrgentRules(r, nil); got.MaxStepPercent != 25 {
 		t.Errorf("no urgent queue: step limit %g, want 25", got.MaxStepPercent)
 	}
-	got := UrgentRules(r, map[string]string{"root.b": "j4 at risk"})
+	got := act.UrgentRules(r, map[string]string{"root.b": "j4 at risk"})
 	if got.MaxStepPercent != 0 || got.HysteresisPercent != 2 {
 		t.Errorf("urgent: rules %+v, want no step limit and hysteresis kept", got)
 	}
 	// The step limit lifted, the move lands in one cycle: 5% → 47%.
-	res := LimitStep(map[string]float64{"a": 95, "b": 5}, map[string]float64{"a": 53, "b": 47}, nil, got)
+	res := plan.LimitStep(map[string]float64{"a": 95, "b": 5}, map[string]float64{"a": 53, "b": 47}, nil, got)
 	if res.Next["b"] != 47 || res.Limited {
 		t.Errorf("urgent step: %v (limited %v), want b at 47", res.Next, res.Limited)
 	}

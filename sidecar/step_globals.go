@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -26,7 +27,7 @@ func (st localityResetStep) Run(s *decideState) error {
 	}
 	const fullReset = schedconf.Prefix + "rack-locality-full-reset"
 	if routed && !st.Keep && strings.TrimSpace(s.Live[fullReset]) != "false" {
-		s.Globals = append(s.Globals, GlobalChange{Key: fullReset, Value: "false",
+		s.Globals = append(s.Globals, plan.GlobalChange{Key: fullReset, Value: "false",
 			Reason: "queues run on a labelled partition whose nodes hold little or no HDFS data: after the first rack-local container, later ones need not wait node-locality-delay again (rack-locality-full-reset=false)"})
 	}
 	return nil
@@ -52,7 +53,7 @@ func (st priorityStep) Run(s *decideState) error {
 			if app.ID == "" || app.State != "RUNNING" || app.Priority >= 10 {
 				continue
 			}
-			s.Priorities = append(s.Priorities, PriorityChange{AppID: app.ID, Queue: app.Queue, From: app.Priority, To: app.Priority + 1,
+			s.Priorities = append(s.Priorities, plan.PriorityChange{AppID: app.ID, Queue: app.Queue, From: app.Priority, To: app.Priority + 1,
 				Reason: fmt.Sprintf("job %s is at risk of missing its deadline (P(meet)=%.0f%%)", app.Name, 100*ptr(r.PMeet))})
 		}
 	}

@@ -73,6 +73,18 @@ import (
 // train's goal maps on CPU nodes rose from +0.066 to +0.171 of the
 // minimum (not traced further; a likely cause is that homes follow each
 // queue's idle spells sooner).
+//
+// Ablation (issue 32: keep a step only if removing it costs a held-out
+// figure), on the tuning clusters 1–8 (gen.TuningSeeds), one run seed, at
+// 732e70b: go run ./testenv/bench -only heldout -heldout-tuning -heldout-n 8
+// -heldout-ablate "route gain,goal route,served first,goal jobs keep what
+// they run,calibrationReturn,restores" (26 min wall on a shared 2-CPU
+// machine; full sidecar: 2/8 clusters with a class >5% slower than stock,
+// 3/8 >2%, mean 0.667× stock, 0.881× best static, worst class 1.48×, 10.92
+// reversals/queue-hour): removing it changed no figure but the worst class,
+// 1.49× against 1.48× (mean 1.000× the full sidecar's): nothing measurable
+// on generated clusters; its case is hetero-100-tight's (above), not
+// measured without it here.
 type goalRouteStep struct{}
 
 // goalRouteMinGain is the least speed-up on a labelled partition over the

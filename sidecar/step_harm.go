@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -99,7 +100,7 @@ func (st harmStep) Run(s *decideState) error {
 	}
 	admin := st.adminConfig(s)
 	base := harmServe(s.Parts, queues, admin, s.Rates)
-	harmed := func(t map[string]QueueTarget) []string {
+	harmed := func(t map[string]plan.QueueTarget) []string {
 		got := harmServe(s.Parts, queues, planConfig(s, t), s.Rates)
 		var out []string
 		for _, k := range slices.Sorted(maps.Keys(base)) {
@@ -174,7 +175,7 @@ func (st harmStep) adminConfig(s *decideState) harmConfig {
 
 // planConfig is the configuration the targets would make: each queue's
 // share of its parent (target, else live) multiplied down the tree.
-func planConfig(s *decideState, targets map[string]QueueTarget) harmConfig {
+func planConfig(s *decideState, targets map[string]plan.QueueTarget) harmConfig {
 	c := harmConfig{home: map[string]string{}, abs: map[string]map[string]float64{}}
 	var walk func(q *schedconf.Queue, abs map[string]float64)
 	walk = func(q *schedconf.Queue, abs map[string]float64) {
@@ -210,8 +211,8 @@ func planConfig(s *decideState, targets map[string]QueueTarget) harmConfig {
 // share of its parent, keeping keep of the plan's move, and rescales each
 // sibling group so its sum is the plan's; with planHomes false the leaves
 // go back to the admin's homes as well.
-func (st harmStep) blend(s *decideState, keep float64, planHomes bool, exempt map[string]bool) map[string]QueueTarget {
-	out := make(map[string]QueueTarget, len(s.Targets))
+func (st harmStep) blend(s *decideState, keep float64, planHomes bool, exempt map[string]bool) map[string]plan.QueueTarget {
+	out := make(map[string]plan.QueueTarget, len(s.Targets))
 	type group struct{ parent, part string }
 	planSum, newSum := map[group]float64{}, map[group]float64{}
 	for path, t := range s.Targets {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -44,7 +45,7 @@ func TestHarmStep(t *testing.T) {
 	home := func(h string) *string { return &h }
 	cases := []struct {
 		name    string
-		targets map[string]QueueTarget
+		targets map[string]plan.QueueTarget
 		urgent  map[string]string
 		margin  float64
 		// want: root.b's default capacity after the step, and whether a
@@ -56,22 +57,22 @@ func TestHarmStep(t *testing.T) {
 		{"a plan that harms no class stands",
 			// a routed to gpu (x gains 4×), b keeps its default half and
 			// gets a's default half when a leaves: b is not slower.
-			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 20, "gpu": 100}, DefaultLabelExpression: home("gpu")},
+			map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 20, "gpu": 100}, DefaultLabelExpression: home("gpu")},
 				"root.b": {Capacity: map[string]float64{"": 80, "gpu": 0}}},
 			nil, 0, 80, false, "gpu"},
 		{"squeezing b for a's ΣPS is cut back",
 			// b to 10% of the default partition while a keeps borrowing
 			// the gpu: b's 20 containers of demand get 10 + what a leaves.
-			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 90, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 10, "gpu": 50}}},
+			map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 90, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 10, "gpu": 50}}},
 			nil, 0, 50, true, ""},
 		{"an urgent queue's raise is not cut, the harm it does is",
-			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 90, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 10, "gpu": 50}}},
+			map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 90, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 10, "gpu": 50}}},
 			map[string]string{"root.a": "deadline at risk"}, 0, 10, true, ""},
 		{"the check off (negative margin) leaves the plan",
-			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 90, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 10, "gpu": 50}}},
+			map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 90, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 10, "gpu": 50}}},
 			nil, -1, 10, false, ""},
 		{"a 40/60 move within a large margin stands",
-			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 60, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 40, "gpu": 50}}},
+			map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 60, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 40, "gpu": 50}}},
 			nil, 50, 40, false, ""},
 	}
 	for _, tc := range cases {

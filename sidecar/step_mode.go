@@ -6,23 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
-
-// Encoding is how one sibling group's capacities are written in one
-// partition: the group's own mode (the sidecar never converts a tree from
-// one mode to another, and never mixes modes among siblings or across a
-// queue's partitions — the Capacity Scheduler rejects both).
-type Encoding struct {
-	Mode schedconf.Mode
-	// WeightSum: weight mode keeps the siblings' weight sum as it is, so a
-	// band on the share of the parent is a band on the weight.
-	WeightSum float64
-	// ParentMemoryMB and ParentVCores: absolute mode writes
-	// share × the parent's resources in the partition.
-	ParentMemoryMB int64
-	ParentVCores   int64
-}
 
 // modeStep says, for each sibling group and partition the targets move,
 // how it is written. Groups it cannot write are dropped with a note:
@@ -53,9 +39,9 @@ func (st modeStep) Run(s *decideState) error {
 		if q == nil || q.Parent == nil {
 			continue
 		}
-		t.Encoding = map[string]Encoding{}
-		for _, part := range sortedKeys(t.Capacity) {
-			mode, ok := groupMode(q.Parent, part)
+		t.Encoding = map[string]plan.Encoding{}
+		for _, part := range plan.SortedKeys(t.Capacity) {
+			mode, ok := plan.GroupMode(q.Parent, part)
 			if !ok {
 				note(fmt.Sprintf("children of %s mix capacity modes in partition %q (the Capacity Scheduler rejects that); left as they are", q.Parent.Path, part))
 				delete(t.Capacity, part)
@@ -66,7 +52,7 @@ func (st modeStep) Run(s *decideState) error {
 				delete(t.Capacity, part)
 				continue
 			}
-			enc := Encoding{Mode: mode}
+			enc := plan.Encoding{Mode: mode}
 			switch mode {
 			case schedconf.ModeWeight:
 				if !weightsOK {
@@ -91,26 +77,6 @@ func (st modeStep) Run(s *decideState) error {
 		s.Targets[path] = t
 	}
 	return nil
-}
-
-// groupMode is the mode of a parent's children in a partition ("" mode
-// with ok when none has a capacity there yet: percentage is assumed).
-func groupMode(parent *schedconf.Queue, part string) (schedconf.Mode, bool) {
-	var mode schedconf.Mode
-	for _, c := range parent.Children {
-		v, ok := c.Capacity[part]
-		if !ok {
-			continue
-		}
-		if mode != "" && v.Mode != mode {
-			return "", false
-		}
-		mode = v.Mode
-	}
-	if mode == "" {
-		mode = schedconf.ModePercentage
-	}
-	return mode, true
 }
 
 // queueMode is the one mode of a queue's capacities across partitions.

@@ -6,6 +6,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -40,12 +41,12 @@ type decideState struct {
 	Shares map[string]map[string]float64
 	// Targets are percentages of the parent per partition until the mode
 	// step says how each sibling group is written.
-	Targets    map[string]QueueTarget
-	Globals    []GlobalChange
-	Priorities []PriorityChange
+	Targets    map[string]plan.QueueTarget
+	Globals    []plan.GlobalChange
+	Priorities []plan.PriorityChange
 	Notes      []string
 	// Urgent are queues whose raise serves a deadline at risk (queue →
-	// reason): the rate limit's stated exception (ratelimit.go).
+	// reason): the rate limit's stated exception (act/ratelimit.go).
 	Urgent map[string]string
 	// Restores are queues raised back toward the admin's guarantee, or
 	// raised for their goal jobs (queue → reason): the moves the rate
@@ -58,7 +59,7 @@ type decideState struct {
 	Sampled map[string][]string
 	// Calibrations are the plan's calibration moves and their exposure
 	// (psPlanStep); Decide keeps those the final targets still make.
-	Calibrations []CalibrationExposure
+	Calibrations []plan.CalibrationExposure
 }
 
 // decideStep is one named step of the decision (Nomad's
@@ -75,6 +76,7 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		slotsStep{},
 		ratesStep{ReadCost: d.ReadCost},
 		demandStep{Queues: d.Queues, Seen: seen},
+		sparkPlanStep{Apps: d.SparkApps},
 		// Before the plan: a queue whose calibration sample ran is not
 		// sent to calibrate again.
 		calibrationSampledStep{Samples: d.samples, Models: d.Models},
@@ -175,7 +177,11 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	if d.CheckStepWrites {
 		before = stateFields(s)
 	}
-	for _, st := range d.steps(seen) {
+	steps, err := withoutSkipped(d.steps(seen), d.SkipSteps)
+	if err != nil {
+		return Decision{}, err
+	}
+	for _, st := range steps {
 		if err := st.Run(s); err != nil {
 			return Decision{}, fmt.Errorf("decide step %s: %w", st.Name(), err)
 		}

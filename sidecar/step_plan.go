@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -28,18 +29,10 @@ func (st psPlanStep) Run(s *decideState) error {
 	}
 	for _, qp := range s.Plan.Queues {
 		if qp.Calibrating != "" {
-			s.Calibrations = append(s.Calibrations, CalibrationExposure{Queue: qp.Path, Partition: qp.Calibrating, Containers: demand[qp.Path]})
+			s.Calibrations = append(s.Calibrations, plan.CalibrationExposure{Queue: qp.Path, Partition: qp.Calibrating, Containers: demand[qp.Path]})
 		}
 	}
 	return nil
-}
-
-// CalibrationExposure is what one calibration move risks: the queue sent
-// to an unmeasured partition and the containers of demand it may run there.
-type CalibrationExposure struct {
-	Queue      string `json:"queue"`
-	Partition  string `json:"partition"`
-	Containers int64  `json:"containers"`
 }
 
 // plannable is each partition's slots less the guarantees of the leaves
@@ -174,7 +167,7 @@ type targetsStep struct{}
 func (targetsStep) Name() string { return "targets" }
 
 func (targetsStep) Run(s *decideState) error {
-	s.Targets = map[string]QueueTarget{}
+	s.Targets = map[string]plan.QueueTarget{}
 	plans := map[string]progress.QueuePlan{}
 	for _, qp := range s.Plan.Queues {
 		plans[qp.Path] = qp
@@ -195,7 +188,7 @@ func (targetsStep) Run(s *decideState) error {
 			}
 			return q.Parent.AbsCapacity[part]
 		}
-		t := QueueTarget{Capacity: map[string]float64{}, MaxCapacity: map[string]float64{}}
+		t := plan.QueueTarget{Capacity: map[string]float64{}, MaxCapacity: map[string]float64{}}
 		qp, isLeaf := plans[path]
 		for part, abs := range s.Shares[path] {
 			if part != "" && !q.CanUse(part) {

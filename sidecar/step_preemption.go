@@ -11,6 +11,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -392,7 +393,7 @@ func (g *PreemptionGuard) Guard(snap cluster.Snapshot, live schedconf.Conf, dec 
 		}
 		current[path] = map[string]float64{}
 		for p := range t.Capacity {
-			current[path][p] = percentOf(q, p)
+			current[path][p] = plan.PercentOf(q, p)
 		}
 	}
 	at := func(s float64) map[string]map[string]float64 {
@@ -598,7 +599,7 @@ func (g *PreemptionGuard) gain(snap cluster.Snapshot, dec *Decision, sooner floa
 // its home partition (its default-node-label-expression); elsewhere its
 // guarantee may go to zero and the RM's preemption moves its borrowed
 // containers.
-func (g *PreemptionGuard) Rules(r SafetyRules, snap cluster.Snapshot, st PreemptionStatus) SafetyRules {
+func (g *PreemptionGuard) Rules(r plan.SafetyRules, snap cluster.Snapshot, st PreemptionStatus) plan.SafetyRules {
 	if !st.OnPurpose || r.FloorPercent == nil {
 		return r
 	}
@@ -645,7 +646,7 @@ func (st preemptionStep) Run(s *decideState) error {
 
 // PreemptionRules is Rules for a decision's preemption status (nil: no
 // guard, the rules as they are).
-func PreemptionRules(r SafetyRules, snap cluster.Snapshot, st *PreemptionStatus) SafetyRules {
+func PreemptionRules(r plan.SafetyRules, snap cluster.Snapshot, st *PreemptionStatus) plan.SafetyRules {
 	if st == nil {
 		return r
 	}

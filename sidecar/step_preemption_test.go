@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -113,7 +114,7 @@ func TestCutWithPreemptionIsSplitIntoBoundedSteps(t *testing.T) {
 	steps := 0
 	for cycle := 0; cycle < 20; cycle++ {
 		snap := w.snap()
-		dec := Decision{Targets: map[string]QueueTarget{
+		dec := Decision{Targets: map[string]plan.QueueTarget{
 			"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}}}
 		st := g.Guard(snap, w.conf, &dec)
 		if st.PredictedLostSeconds > 60+1e-6 {
@@ -129,18 +130,18 @@ func TestCutWithPreemptionIsSplitIntoBoundedSteps(t *testing.T) {
 				t.Fatalf("first cycle: a → %g (scale %g), want 40 (1/3 of the cut); reason %q", a, st.Scale, dec.Targets["root.a"].Reason)
 			}
 		}
-		cur := percentOf(mustTree(t, w.conf).ByPath["root.a"], "")
+		cur := plan.PercentOf(mustTree(t, w.conf).ByPath["root.a"], "")
 		if math.Abs(a-cur) > 1e-6 {
 			steps++
 		}
-		w.conf["yarn.scheduler.capacity.root.a.capacity"] = formatPercent(a)
-		w.conf["yarn.scheduler.capacity.root.b.capacity"] = formatPercent(100 - round2(a))
+		w.conf["yarn.scheduler.capacity.root.a.capacity"] = plan.FormatPercent(a)
+		w.conf["yarn.scheduler.capacity.root.b.capacity"] = plan.FormatPercent(100 - plan.Round2(a))
 		w.rmActs(g, snap)
 		if math.Abs(a-20) < 1e-6 {
 			break
 		}
 	}
-	if got := percentOf(mustTree(t, w.conf).ByPath["root.a"], ""); math.Abs(got-20) > 1e-6 || steps < 2 {
+	if got := plan.PercentOf(mustTree(t, w.conf).ByPath["root.a"], ""); math.Abs(got-20) > 1e-6 || steps < 2 {
 		t.Fatalf("after the cycles a is at %g%% in %d steps; want 20%% in ≥2 bounded steps", got, steps)
 	}
 }
@@ -153,7 +154,7 @@ func TestPreemptionOffAndOnPurpose(t *testing.T) {
 	for i := range snap.Queues {
 		snap.Queues[i].PreemptionDisabled = boolp(true)
 	}
-	dec := Decision{Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}}}
+	dec := Decision{Targets: map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}}}
 	g := &PreemptionGuard{Config: PreemptionConfig{MaxLostWorkPerCycle: time.Minute}, Models: mapModel(100), ClassKey: "tag"}
 	if st := g.Guard(snap, w.conf, &dec); st.On || st.Scale != 1 || dec.Targets["root.a"].Capacity[""] != 20 {
 		t.Fatalf("preemption off: want the decision untouched, got %+v", st)
@@ -165,7 +166,7 @@ func TestPreemptionOffAndOnPurpose(t *testing.T) {
 	// (60−15)+(50−15)+(40−15) = 105 s sooner than their end, 35 s each on
 	// average. ΔΣPS 0.9 × 10 slots × 35 s = 315 slot-s ≥ 2 × 150: the
 	// whole move goes through.
-	dec = Decision{Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}},
+	dec = Decision{Targets: map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}},
 		SumPS: 0.1, Predicted: map[string]float64{"sum_ps": 1.0}}
 	g.Config.OnPurpose, g.Config.GainMargin = true, 2
 	st := g.Guard(snap, w.conf, &dec)
@@ -174,13 +175,13 @@ func TestPreemptionOffAndOnPurpose(t *testing.T) {
 	}
 	// ΔΣPS 0.2: 0.2 × 10 × 35 = 70 slot-s < 300: preemption buys too
 	// little over natural termination; the bound applies.
-	dec = Decision{Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}},
+	dec = Decision{Targets: map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}},
 		SumPS: 0.6, Predicted: map[string]float64{"sum_ps": 0.8}}
 	if st := g.Guard(snap, w.conf, &dec); st.OnPurpose || st.Scale >= 1 {
 		t.Fatalf("small gain: want the bound, got %+v", st)
 	}
 	// No predicted gain: on purpose does not apply; the bound does.
-	dec = Decision{Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}},
+	dec = Decision{Targets: map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}},
 		SumPS: 0.8, Predicted: map[string]float64{"sum_ps": 0.8}}
 	if st := g.Guard(snap, w.conf, &dec); st.OnPurpose || st.Scale >= 1 {
 		t.Fatalf("no gain: want the bound, got %+v", st)
@@ -211,7 +212,7 @@ func TestPredictAMKill(t *testing.T) {
 // whose move is preemption on purpose.
 func TestRulesLiftFloorOnlyOnPurpose(t *testing.T) {
 	snap := cluster.Snapshot{Queues: []cluster.Queue{{Path: "root.b", Name: "b", Leaf: true}}}
-	r := SafetyRules{FloorPercent: func(string, string) float64 { return 50 }}
+	r := plan.SafetyRules{FloorPercent: func(string, string) float64 { return 50 }}
 	g := &PreemptionGuard{Config: PreemptionConfig{OnPurpose: true}}
 	if f := g.Rules(r, snap, PreemptionStatus{PreemptionState: PreemptionState{On: true}}).FloorPercent("root.b", "n1"); f != 50 {
 		t.Fatalf("bounded cycle: floor %g, want 50", f)
@@ -241,7 +242,7 @@ func TestPreemptionStepInPipeline(t *testing.T) {
 	}
 	w := newCutWorld()
 	s := &decideState{Snap: w.snap(), Live: w.conf, Tree: mustTree(t, w.conf), Slot: cluster.Resource{MemoryMB: 2048, VCores: 1},
-		Types: map[string]string{}, Targets: map[string]QueueTarget{
+		Types: map[string]string{}, Targets: map[string]plan.QueueTarget{
 			"root.a": {Capacity: map[string]float64{"": 20}}, "root.b": {Capacity: map[string]float64{"": 80}}}}
 	if err := (preemptionStep{Guard: g}).Run(s); err != nil {
 		t.Fatal(err)

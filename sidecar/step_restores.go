@@ -15,6 +15,18 @@ import (
 // left shift's features queue squeezed for the rest of the hour (issue 18).
 // Runs on the targets before the bands; RateLimit checks the change the
 // plan writes.
+//
+// Ablation (issue 32: keep a step only if removing it costs a held-out
+// figure), on the tuning clusters 1–8 (gen.TuningSeeds), one run seed, at
+// 732e70b: go run ./testenv/bench -only heldout -heldout-tuning -heldout-n 8
+// -heldout-ablate "route gain,goal route,served first,goal jobs keep what
+// they run,calibrationReturn,restores" (26 min wall on a shared 2-CPU
+// machine; full sidecar: 2/8 clusters with a class >5% slower than stock,
+// 3/8 >2%, mean 0.667× stock, 0.881× best static, worst class 1.48×, 10.92
+// reversals/queue-hour): removing it costs one cluster over 5% (3/8 against
+// 2/8) and the mean, 0.673× stock and 0.898× best static against 0.667× and
+// 0.881× (1.009× the full sidecar's), and gains elsewhere: worst class 1.37×
+// against 1.48×, 9.57 reversals/queue-hour against 10.92.
 type restoresStep struct {
 	Seen map[string]SeenValue
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -27,9 +28,9 @@ func TestRestoresStep(t *testing.T) {
 		{"above its guarantee and raised, no goal: nothing", map[string]float64{"root.a": 80, "root.b": 20}, nil, nil},
 		{"raised with a goal job: restores", map[string]float64{"root.a": 80, "root.b": 20}, goalJob, map[string]string{"root.a": "goals"}},
 	} {
-		s := &decideState{Tree: tree, Deadlines: tc.deadlines, Targets: map[string]QueueTarget{}}
+		s := &decideState{Tree: tree, Deadlines: tc.deadlines, Targets: map[string]plan.QueueTarget{}}
 		for q, v := range tc.targets {
-			s.Targets[q] = QueueTarget{Capacity: map[string]float64{"": v}}
+			s.Targets[q] = plan.QueueTarget{Capacity: map[string]float64{"": v}}
 		}
 		if err := (restoresStep{Seen: seen}).Run(s); err != nil {
 			t.Fatal(err)
@@ -68,7 +69,7 @@ func TestRestoresStepHome(t *testing.T) {
 	} {
 		seen := map[string]SeenValue{seenKey("root.a", ""): {Share: 50, AbsShare: 0.5, Home: tc.seenHome}}
 		home := tc.target
-		s := &decideState{Tree: tree, Targets: map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50}, DefaultLabelExpression: &home}}}
+		s := &decideState{Tree: tree, Targets: map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 50}, DefaultLabelExpression: &home}}}
 		if err := (restoresStep{Seen: seen}).Run(s); err != nil {
 			t.Fatal(err)
 		}

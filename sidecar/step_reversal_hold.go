@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -83,7 +84,7 @@ func (m capMoves) observe(tree *schedconf.Tree, now time.Time) {
 		}
 		for _, p := range tree.Labels {
 			note(capMoveKey(q.Path, p, "capacity"), shareOfParent(q, p))
-			note(capMoveKey(q.Path, p, "maximum-capacity"), maxPercentOf(q, p))
+			note(capMoveKey(q.Path, p, "maximum-capacity"), plan.MaxPercentOf(q, p))
 		}
 	}
 	for k := range m {
@@ -170,7 +171,7 @@ func (st reversalHoldStep) Run(s *decideState) error {
 			notes = append(notes, why)
 		}
 		for _, p := range slices.Sorted(maps.Keys(t.MaxCapacity)) {
-			live := maxPercentOf(q, p)
+			live := plan.MaxPercentOf(q, p)
 			admin := live
 			if v, ok := st.Seen[seenKey(path, p)]; ok && v.MaxShare != nil {
 				admin = *v.MaxShare
@@ -323,7 +324,7 @@ func idle(s *decideState, q *schedconf.Queue) bool {
 // last move is held back: a route undone within the hold is not redone
 // unless the queue serves a deadline at risk. A move to the admin's home
 // always passes.
-func (st reversalHoldStep) homeBlocked(s *decideState, q *schedconf.Queue, t QueueTarget, now time.Time, hold time.Duration) string {
+func (st reversalHoldStep) homeBlocked(s *decideState, q *schedconf.Queue, t plan.QueueTarget, now time.Time, hold time.Duration) string {
 	if t.DefaultLabelExpression == nil || *t.DefaultLabelExpression == q.DefaultLabelExpression {
 		return ""
 	}
@@ -360,7 +361,7 @@ func (st reversalHoldStep) returnedAt(s *decideState, q *schedconf.Queue) time.T
 			}
 		}
 		if m, ok := st.Moves[capMoveKey(q.Path, p, "maximum-capacity")]; ok && m.sign != 0 {
-			if v, ok := st.Seen[seenKey(q.Path, p)]; ok && v.MaxShare != nil && math.Abs(maxPercentOf(q, p)-*v.MaxShare) <= reversalEpsilon {
+			if v, ok := st.Seen[seenKey(q.Path, p)]; ok && v.MaxShare != nil && math.Abs(plan.MaxPercentOf(q, p)-*v.MaxShare) <= reversalEpsilon {
 				later(m.at)
 			}
 		}

@@ -3,11 +3,12 @@ package sidecar
 import (
 	"slices"
 
-	"github.com/yarn-sidecar/yarn-sidecar/progress"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -46,7 +47,7 @@ func TestReversalHoldStep(t *testing.T) {
 		moves := capMoves{}
 		moves.observe(before, t0.Add(-time.Hour))
 		moves.observe(after, t0)
-		s := &decideState{Tree: after, Snap: cluster.Snapshot{Time: t0.Add(tc.at)}, Targets: map[string]QueueTarget{
+		s := &decideState{Tree: after, Snap: cluster.Snapshot{Time: t0.Add(tc.at)}, Targets: map[string]plan.QueueTarget{
 			"root.a": {Capacity: map[string]float64{"": tc.a}}, "root.b": {Capacity: map[string]float64{"": 100 - tc.a}}},
 			Urgent: map[string]string{}, Restores: map[string]string{},
 			Queues: []progress.QueueDemand{{Path: "root.a", Demand: tc.demandA}, {Path: "root.b", Demand: 10}}}
@@ -90,7 +91,7 @@ func TestReversalHoldAwayAgain(t *testing.T) {
 	moves.observe(mustTree(t, conf("70", "30")), t0.Add(-30*time.Minute))
 	live := mustTree(t, conf("60", "40"))
 	moves.observe(live, t0)
-	s := &decideState{Tree: live, Snap: cluster.Snapshot{Time: t0.Add(10 * time.Minute)}, Targets: map[string]QueueTarget{
+	s := &decideState{Tree: live, Snap: cluster.Snapshot{Time: t0.Add(10 * time.Minute)}, Targets: map[string]plan.QueueTarget{
 		"root.a": {Capacity: map[string]float64{"": 66}}, "root.b": {Capacity: map[string]float64{"": 34}}}}
 	if err := (reversalHoldStep{Moves: moves, Seen: seen, Hold: time.Hour}).Run(s); err != nil {
 		t.Fatal(err)
@@ -114,7 +115,7 @@ func TestReversalHoldShrinksTheRest(t *testing.T) {
 	moves.observe(mustTree(t, conf("40", "30", "30")), t0.Add(-time.Hour))
 	live := mustTree(t, conf("50", "30", "20"))
 	moves.observe(live, t0)
-	s := &decideState{Tree: live, Snap: cluster.Snapshot{Time: t0.Add(10 * time.Minute)}, Targets: map[string]QueueTarget{
+	s := &decideState{Tree: live, Snap: cluster.Snapshot{Time: t0.Add(10 * time.Minute)}, Targets: map[string]plan.QueueTarget{
 		"root.a": {Capacity: map[string]float64{"": 45}}, "root.b": {Capacity: map[string]float64{"": 25}}, "root.c": {Capacity: map[string]float64{"": 30}}}}
 	if err := (reversalHoldStep{Moves: moves, Seen: seen, Hold: time.Hour}).Run(s); err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestReversalHoldShrinksTheRest(t *testing.T) {
 		t.Errorf("a/b/c %v, want %v", got, want)
 	}
 	// c marked as restored: a's cut pays for it and passes.
-	s.Targets = map[string]QueueTarget{
+	s.Targets = map[string]plan.QueueTarget{
 		"root.a": {Capacity: map[string]float64{"": 45}}, "root.b": {Capacity: map[string]float64{"": 25}}, "root.c": {Capacity: map[string]float64{"": 30}}}
 	s.Restores = map[string]string{"root.c": "guarantee"}
 	if err := (reversalHoldStep{Moves: moves, Seen: seen, Hold: time.Hour}).Run(s); err != nil {
@@ -191,7 +192,7 @@ func TestReversalHoldHome(t *testing.T) {
 		live := mustTree(t, conf(""))
 		moves.observe(live, t0.Add(-10*time.Minute))
 		home := tc.target
-		s := &decideState{Tree: live, Snap: cluster.Snapshot{Time: t0}, Targets: map[string]QueueTarget{"root.a": {DefaultLabelExpression: &home}}, Urgent: map[string]string{}}
+		s := &decideState{Tree: live, Snap: cluster.Snapshot{Time: t0}, Targets: map[string]plan.QueueTarget{"root.a": {DefaultLabelExpression: &home}}, Urgent: map[string]string{}}
 		if tc.urgent {
 			s.Urgent["root.a"] = "goal"
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
 // servedFirstStep keeps a busy queue whose current work fits within the
@@ -17,6 +18,17 @@ import (
 // 1.42× and fb-small 1.16× of stock). The guarantee is lent out when the
 // queue does not use it, so a larger queue loses only what this one runs.
 // Idle queues and queues with goal jobs are the deadline step's floors.
+//
+// Ablation (issue 32: keep a step only if removing it costs a held-out
+// figure), on the tuning clusters 1–8 (gen.TuningSeeds), one run seed, at
+// 732e70b: go run ./testenv/bench -only heldout -heldout-tuning -heldout-n 8
+// -heldout-ablate "route gain,goal route,served first,goal jobs keep what
+// they run,calibrationReturn,restores" (26 min wall on a shared 2-CPU
+// machine; full sidecar: 2/8 clusters with a class >5% slower than stock,
+// 3/8 >2%, mean 0.667× stock, 0.881× best static, worst class 1.48×, 10.92
+// reversals/queue-hour): removing it costs the mean: 0.672× stock and 0.900×
+// best static against 0.667× and 0.881× (1.007× the full sidecar's); the
+// other figures equal.
 type servedFirstStep struct {
 	Seen map[string]SeenValue
 }
@@ -75,7 +87,7 @@ func liftPlan(s *decideState, floors map[string]map[string]float64, reason strin
 				want[qp.Path] = v
 			}
 		}
-		lifted := applyFloors(want, floors[part])
+		lifted := plan.ApplyFloors(want, floors[part])
 		for i := range s.Plan.Queues {
 			qp := &s.Plan.Queues[i]
 			v, ok := lifted[qp.Path]

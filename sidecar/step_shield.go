@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -60,8 +61,6 @@ type preemptionShieldStep struct {
 // shieldTaskWaits bounds the shielded queue's mean map time in units of
 // max_wait_before_kill (15 s default: 60 s maps).
 const shieldTaskWaits = 4
-
-const disablePreemptionProp = "disable_preemption"
 
 func (preemptionShieldStep) Name() string { return "preemption shield" }
 
@@ -149,7 +148,7 @@ func (st preemptionShieldStep) Run(s *decideState) error {
 			delete(g.shielded, p)
 		}
 	}
-	s.Preemption.Shielded = sortedKeys(g.shielded)
+	s.Preemption.Shielded = plan.SortedKeys(g.shielded)
 	s.Preemption.ShieldSince = shieldSince(g.shielded)
 	if !s.Preemption.On || s.Tree == nil {
 		return nil // the RM does not preempt: a shield changes nothing
@@ -295,7 +294,7 @@ func (f shieldFigures) reclaiming() bool {
 // partitionFigures: the leaf's use and guarantee in partition p (the
 // plan's guarantee when it sets one), all it asks for anywhere (a route
 // sends every new request there), and whether others borrow there.
-func partitionFigures(s *decideState, queueOf func(string) (cluster.Queue, bool), leaves []*schedconf.Queue, path, p string, t QueueTarget, total, ignored float64) shieldFigures {
+func partitionFigures(s *decideState, queueOf func(string) (cluster.Queue, bool), leaves []*schedconf.Queue, path, p string, t plan.QueueTarget, total, ignored float64) shieldFigures {
 	f := shieldFigures{Ignored: ignored}
 	q := s.Tree.ByPath[path]
 	abs := q.AbsCapacity[p]
@@ -400,7 +399,7 @@ func shieldSince(m map[string]time.Time) map[string]time.Time {
 
 // liveShielded: the live conf has disable_preemption=true on the leaf.
 func liveShielded(live schedconf.Conf, path string) bool {
-	return confTrue(live[schedconf.Key(path, disablePreemptionProp)])
+	return confTrue(live[schedconf.Key(path, plan.DisablePreemptionProp)])
 }
 
 // confTrue reads a boolean property as Hadoop's Configuration.getBoolean

@@ -7,6 +7,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -71,16 +72,16 @@ func fmtBoolp(b *bool) string {
 func TestPreemptionShieldStep(t *testing.T) {
 	live, snap := shieldFixture()
 	gpu, home := "gpu", ""
-	run := func(g *PreemptionGuard, live schedconf.Conf, sn cluster.Snapshot, to *string) (*QueueTarget, *Plan) {
+	run := func(g *PreemptionGuard, live schedconf.Conf, sn cluster.Snapshot, to *string) (*plan.QueueTarget, *plan.Plan) {
 		t.Helper()
 		s := &decideState{Snap: sn, Live: live, Tree: mustTree(t, live), ClassOf: calibrate.ClassKey("tag").ClassOf,
 			Preemption: &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second, MaxIgnoredOverCapacity: 0.1}},
-			Targets:    map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: to}}}
+			Targets:    map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: to}}}
 		if err := (preemptionShieldStep{Guard: g}).Run(s); err != nil {
 			t.Fatal(err)
 		}
 		tg := s.Targets["root.a"]
-		p, err := BuildPlan(time.Time{}, live, 0, s.Targets, SafetyRules{})
+		p, err := plan.BuildPlan(time.Time{}, live, 0, s.Targets, plan.SafetyRules{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +175,7 @@ func TestShieldNeverOnTheReclaimingQueue(t *testing.T) {
 			g.AdoptShields([]Shield{{Queue: "root.b"}})
 			s := &decideState{Snap: snap(tc.bPending), Live: live, Tree: mustTree(t, live), ClassOf: calibrate.ClassKey("tag").ClassOf,
 				Preemption: &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second, MaxIgnoredOverCapacity: 0.1}},
-				Targets:    map[string]QueueTarget{"root.a": {DefaultLabelExpression: &gpu}, "root.b": {DefaultLabelExpression: &gpu}}}
+				Targets:    map[string]plan.QueueTarget{"root.a": {DefaultLabelExpression: &gpu}, "root.b": {DefaultLabelExpression: &gpu}}}
 			if err := (preemptionShieldStep{Guard: g}).Run(s); err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -257,7 +258,7 @@ func TestPlan200LeafNestedTree(t *testing.T) {
 	if leaves != 200 {
 		t.Fatalf("%d leaves planned, want 200", leaves)
 	}
-	plan, err := BuildPlan(snap.Time, live, 1, dec.Targets, SafetyRules{})
+	plan, err := plan.BuildPlan(snap.Time, live, 1, dec.Targets, plan.SafetyRules{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,14 +284,14 @@ func TestBandOf(t *testing.T) {
 	for _, tc := range []struct {
 		g     GuaranteeConfig
 		first float64
-		want  Band
+		want  plan.Band
 	}{
-		{GuaranteeConfig{Min: 0.5, Max: 2}, 20, Band{10, 40}},
-		{GuaranteeConfig{Min: 0.5, Max: 2}, 60, Band{30, 100}},
-		{GuaranteeConfig{Min: 0.25, Max: 4, Floor: 5}, 10, Band{5, 40}},
-		{GuaranteeConfig{Min: 0.5, Max: 2, Floor: 50}, 10, Band{20, 20}}, // floor never above max×first
-		{GuaranteeConfig{Min: 0.5, Max: 2, Pinned: true}, 15, Band{15, 15}},
-		{GuaranteeConfig{}, 15, Band{0, 100}}, // no band configured
+		{GuaranteeConfig{Min: 0.5, Max: 2}, 20, plan.Band{Lo: 10, Hi: 40}},
+		{GuaranteeConfig{Min: 0.5, Max: 2}, 60, plan.Band{Lo: 30, Hi: 100}},
+		{GuaranteeConfig{Min: 0.25, Max: 4, Floor: 5}, 10, plan.Band{Lo: 5, Hi: 40}},
+		{GuaranteeConfig{Min: 0.5, Max: 2, Floor: 50}, 10, plan.Band{Lo: 20, Hi: 20}},
+		{GuaranteeConfig{Min: 0.5, Max: 2, Pinned: true}, 15, plan.Band{Lo: 15, Hi: 15}},
+		{GuaranteeConfig{}, 15, plan.Band{Lo: 0, Hi: 100}},
 	} {
 		if got := BandOf(tc.g, tc.first); got != tc.want {
 			t.Errorf("BandOf(%+v, %g) = %+v, want %+v", tc.g, tc.first, got, tc.want)
@@ -302,16 +303,16 @@ func TestFitBands(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		want  map[string]float64
-		bands map[string]Band
+		bands map[string]plan.Band
 		ok    bool
 		check map[string]float64
 	}{
-		{"inside", map[string]float64{"a": 50, "b": 50}, map[string]Band{"a": {0, 100}, "b": {0, 100}}, true, map[string]float64{"a": 50, "b": 50}},
-		{"clamp and spread", map[string]float64{"a": 90, "b": 5, "c": 5}, map[string]Band{"a": {10, 60}, "b": {10, 60}, "c": {10, 60}}, true,
+		{"inside", map[string]float64{"a": 50, "b": 50}, map[string]plan.Band{"a": {Lo: 0, Hi: 100}, "b": {Lo: 0, Hi: 100}}, true, map[string]float64{"a": 50, "b": 50}},
+		{"clamp and spread", map[string]float64{"a": 90, "b": 5, "c": 5}, map[string]plan.Band{"a": {Lo: 10, Hi: 60}, "b": {Lo: 10, Hi: 60}, "c": {Lo: 10, Hi: 60}}, true,
 			map[string]float64{"a": 60, "b": 20, "c": 20}},
-		{"cannot fit", map[string]float64{"a": 90, "b": 10}, map[string]Band{"a": {0, 40}, "b": {0, 40}}, false, nil},
+		{"cannot fit", map[string]float64{"a": 90, "b": 10}, map[string]plan.Band{"a": {Lo: 0, Hi: 40}, "b": {Lo: 0, Hi: 40}}, false, nil},
 	} {
-		got, ok := FitBands(tc.want, tc.bands)
+		got, ok := plan.FitBands(tc.want, tc.bands)
 		if ok != tc.ok {
 			t.Errorf("%s: ok=%v, want %v", tc.name, ok, tc.ok)
 			continue

@@ -5,9 +5,8 @@ import (
 	"sort"
 	"time"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/spark"
 )
 
@@ -74,24 +73,27 @@ type Outlook struct {
 	// deadline report's stand-in for the remaining time's spread
 	// (deadline.Outlook), wider than a many-wave remainder's.
 	LogSpread float64
+	// Stages are the unfinished stages as the prediction saw them (the
+	// deadline report's search over more executors).
+	Stages []deadline.OutlookStage
 }
 
 // Predict is an app's outlook from its stages (its last read), its task
 // slots by executor type (Cycle.Slots) and the history's task times: the
 // stages run one after another, each in waves of its remaining tasks over
-// the slots, a task taking the stage's own mean run time so far in this
-// run (executorRunTime over its completed tasks), else the history's
-// median on the app's executor types (their slots' harmonic blend: a
-// faster type finishes more tasks). A stand-in for Spark's DAG, whose
-// independent stages may overlap; dynamic allocation's future executors
-// are not foreseen (the slots held now are).
+// the slots (deadline.StagesRemain), a task taking the stage's own mean
+// run time so far in this run (executorRunTime over its completed tasks),
+// else the history's median on the app's executor types (their slots'
+// harmonic blend: a faster type finishes more tasks). A stand-in for
+// Spark's DAG, whose independent stages may overlap; dynamic allocation's
+// future executors are not foreseen (the slots held now are), but the
+// stages are kept (Stages) for the deadline report's search over more.
 func Predict(appClass string, stages []spark.Stage, slots map[string]int, times TaskTimes) Outlook {
 	total := 0
 	for _, n := range slots {
 		total += n
 	}
 	o := Outlook{Known: total > 0}
-	spread := 0.0
 	ordered := append([]spark.Stage(nil), stages...)
 	sort.Slice(ordered, func(i, j int) bool { return ordered[i].StageID < ordered[j].StageID })
 	for _, s := range ordered {
@@ -113,23 +115,13 @@ func Predict(appClass string, stages []spark.Stage, slots map[string]int, times 
 		}
 		if t <= 0 || total == 0 {
 			o.Known = false
-			continue
+			t = 0
 		}
-		// Whole waves at the median; the last ends with its slowest task,
-		// the expected maximum of its k tasks' lognormal times
-		// (Blom's approximation of the normal order statistic). Running
-		// tasks are half done on average.
-		waves := math.Ceil(float64(rem) / float64(total))
-		k := float64(rem) - (waves-1)*float64(total)
-		z := distuv.UnitNormal.Quantile((k - 0.375) / (k + 0.25))
-		last := math.Exp(sd * math.Max(z, 0))
-		w := waves - 1 + last - 0.5*math.Min(1, float64(s.NumActiveTasks)/float64(total))
-		o.Remaining += time.Duration(w * float64(t))
-		spread += w * float64(t) * sd
+		o.Stages = append(o.Stages, deadline.OutlookStage{Tasks: rem, Active: s.NumActiveTasks, Task: t, LogSD: sd})
 	}
-	if o.Remaining > 0 {
-		o.LogSpread = spread / float64(o.Remaining)
-	}
+	var ok bool
+	o.Remaining, o.LogSpread, ok = deadline.StagesRemain(o.Stages, total)
+	o.Known = o.Known && (ok || len(o.Stages) == 0)
 	return o
 }
 

@@ -20,7 +20,7 @@ func StageClass(appClass, stageName string) string {
 // "<type>/gpu" for an executor holding GPUs on a node that has them.
 func ExecutorType(nodeType string, gpus int, nodeHasGPUs bool) string {
 	if gpus > 0 && nodeHasGPUs && nodeType != "" {
-		return nodeType + "/gpu"
+		return nodeType + calibrate.GPUExecutorSuffix
 	}
 	return nodeType
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/report"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -100,13 +101,13 @@ func TestBaselineFromAuditWithoutFirstSeenFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	const a, b = "yarn.scheduler.capacity.root.a.capacity", "yarn.scheduler.capacity.root.b.capacity"
-	log, err := sidecar.OpenAuditLog(cfg.AuditLog)
+	log, err := act.OpenAuditLog(cfg.AuditLog)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range []sidecar.AuditEntry{
-		{Mode: sidecar.ModeApply, Result: sidecar.ResultApplied, Before: map[string]string{a: "15", b: "85"}, After: map[string]string{a: "17", b: "83"}},
-		{Mode: sidecar.ModeApply, Result: sidecar.ResultApplied, Before: map[string]string{a: "17", b: "83"}, After: map[string]string{a: "19.8", b: "80.2"}},
+	for _, e := range []act.AuditEntry{
+		{Mode: act.ModeApply, Result: act.ResultApplied, Before: map[string]string{a: "15", b: "85"}, After: map[string]string{a: "17", b: "83"}},
+		{Mode: act.ModeApply, Result: act.ResultApplied, Before: map[string]string{a: "17", b: "83"}, After: map[string]string{a: "19.8", b: "80.2"}},
 	} {
 		if err := log.Append(e); err != nil {
 			t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/report"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 )
@@ -101,7 +101,7 @@ func newCalibrateCmd() *cobra.Command {
 				if err := store.SetCursor(from); err != nil {
 					return err
 				}
-				l := &sidecar.HistoryLearner{Source: progressSource{client, cmd}, Store: store, Classifier: classifierFrom(cfg), ClassKey: calibrate.ClassKey(cfg.JobClass.By),
+				l := &learn.HistoryLearner{Source: progressSource{client, cmd}, Store: store, Classifier: classifierFrom(cfg), ClassKey: calibrate.ClassKey(cfg.JobClass.By),
 					Log: newLogger(f.logLevel, f.logJSON)}
 				before, _ := store.Count()
 				if err := l.Learn(cmd.Context(), snap); err != nil {
@@ -227,7 +227,7 @@ func writeTypeSplits(w io.Writer, splits []calibrate.TypeSplit) {
 		return
 	}
 	fmt.Fprintln(w, "\nNode types: hosts of one type run a class at clearly different speeds.")
-	for _, h := range sidecar.NodeTypeHints(splits) {
+	for _, h := range learn.NodeTypeHints(splits) {
 		fmt.Fprintln(w, "  "+h)
 	}
 }

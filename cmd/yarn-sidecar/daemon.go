@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 )
 
@@ -63,12 +64,12 @@ type Daemon struct {
 	Periodic map[string]func()
 	// ConfAPI is the applier's API (AnyStore): proposals read the live
 	// capacity-scheduler.xml through it.
-	ConfAPI sidecar.ConfAPI
+	ConfAPI act.ConfAPI
 	// Proposals holds the latest proposal (mode: propose; /proposal).
-	Proposals *sidecar.ProposalBoard
+	Proposals *act.ProposalBoard
 	// Layouter and LabelAPI serve `labels plan|apply` whatever the config.
 	Layouter *sidecar.LabelLayouter
-	LabelAPI sidecar.NodeLabelAPI
+	LabelAPI act.NodeLabelAPI
 	// Client is the YARN client (checks such as --queue read through it).
 	Client *yarn.Client
 	// OnLeading runs when this sidecar wins the HA lease, before its first
@@ -78,7 +79,7 @@ type Daemon struct {
 	// Guard is the decider's preemption guard (the shields it holds are
 	// lifted at a clean stop); Observer reads the cluster for that.
 	Guard    *sidecar.PreemptionGuard
-	Observer sidecar.Observer
+	Observer act.Observer
 	closers  []func() error
 }
 
@@ -107,10 +108,10 @@ func (f *daemonFlags) loadConfig() (*sidecar.Config, error) {
 		cfg.User = f.user
 	}
 	if f.apply {
-		cfg.Mode = sidecar.ModeApply
+		cfg.Mode = act.ModeApply
 	}
 	if f.forceDryRun {
-		cfg.Mode = sidecar.ModeDryRun
+		cfg.Mode = act.ModeDryRun
 	}
 	if f.stateDir != "" {
 		abs, err := filepath.Abs(f.stateDir)
@@ -166,9 +167,9 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		deps.Close()
 		return nil, err
 	}
-	var audit *sidecar.AuditLog // nil: a read-only command records nothing
+	var audit *act.AuditLog // nil: a read-only command records nothing
 	if !f.readOnly {
-		if audit, err = sidecar.OpenAuditLog(cfg.AuditLog); err != nil {
+		if audit, err = act.OpenAuditLog(cfg.AuditLog); err != nil {
 			deps.Close()
 			return nil, err
 		}
@@ -178,7 +179,7 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		Observer: deps.Observer,
 		Learner:  deps.loopLearner(),
 		Decider:  deps.Decider,
-		Applier: &sidecar.Applier{API: deps.ConfAPI, Audit: audit, User: cfg.User, Validation: &sidecar.RMValidation{},
+		Applier: &act.Applier{API: deps.ConfAPI, Audit: audit, User: cfg.User, Validation: &act.RMValidation{},
 			WriteTimeout: cfg.Safety.VerifyTimeout, Log: log.Named("apply")},
 		Rules:   deps.Rules,
 		Mode:    cfg.Mode,
@@ -188,15 +189,15 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		BlockMaps: deps.BlockMaps,
 	}
 	if f.readOnly {
-		d.Loop.Mode = sidecar.ModeDryRun // whatever the config says (status shows the configured mode)
+		d.Loop.Mode = act.ModeDryRun // whatever the config says (status shows the configured mode)
 	}
 	if cfg.Safety.AllowNodeLabelChanges {
 		d.Loop.Labels, d.Loop.LabelAPI = deps.Layouter, deps.Client
 	}
 	d.Layouter, d.LabelAPI, d.Client = deps.Layouter, deps.Client, deps.Client
 	d.ConfAPI = deps.ConfAPI
-	if cfg.Mode == sidecar.ModePropose {
-		d.Proposals = &sidecar.ProposalBoard{}
+	if cfg.Mode == act.ModePropose {
+		d.Proposals = &act.ProposalBoard{}
 		d.Loop.OnCycle = chainOnCycle(d.Loop.OnCycle, func(rep sidecar.CycleReport) {
 			if rep.Plan != nil {
 				p, err := d.proposal(context.Background(), rep.Plan)

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/internal/testutil"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
 
@@ -110,14 +110,14 @@ func TestDaemonAppliesWithValidationBrokenAsOnLeveldb(t *testing.T) {
 	records := auditRecords(t, audit)
 	applied := 0
 	for i, r := range records {
-		if r.Result == sidecar.ResultRejected && strings.Contains(r.Error, "rm-validate") {
+		if r.Result == act.ResultRejected && strings.Contains(r.Error, "rm-validate") {
 			t.Errorf("record %d: rejected at rm-validate although the RM could not validate: %s", i, r.Error)
 		}
-		if r.Result != sidecar.ResultApplied {
+		if r.Result != act.ResultApplied {
 			continue
 		}
 		applied++
-		if r.Validation != sidecar.ValidationLocalOnly || !strings.Contains(r.ValidationReason, "leveldb") {
+		if r.Validation != act.ValidationLocalOnly || !strings.Contains(r.ValidationReason, "leveldb") {
 			t.Errorf("applied record %d: validation %q reason %q, want local-only naming the leveldb lock", i, r.Validation, r.ValidationReason)
 		}
 	}
@@ -136,7 +136,7 @@ func TestDaemonAppliesWithValidationBrokenAsOnLeveldb(t *testing.T) {
 	live, version := rm.SchedulerConf()
 	last := records[0]
 	for _, r := range records {
-		if r.Result == sidecar.ResultApplied {
+		if r.Result == act.ResultApplied {
 			last = r
 		}
 	}
@@ -154,7 +154,7 @@ func TestDaemonAppliesWithValidationBrokenAsOnLeveldb(t *testing.T) {
 	}
 }
 
-func auditRecords(t *testing.T, path string) []sidecar.AuditEntry {
+func auditRecords(t *testing.T, path string) []act.AuditEntry {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -163,17 +163,17 @@ func auditRecords(t *testing.T, path string) []sidecar.AuditEntry {
 		}
 		t.Fatal(err)
 	}
-	es, err := sidecar.ReadAudit(bytes.NewReader(b))
+	es, err := act.ReadAudit(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return es
 }
 
-func appliedRecords(t *testing.T, path string) []sidecar.AuditEntry {
-	var out []sidecar.AuditEntry
+func appliedRecords(t *testing.T, path string) []act.AuditEntry {
+	var out []act.AuditEntry
 	for _, r := range auditRecords(t, path) {
-		if r.Result == sidecar.ResultApplied {
+		if r.Result == act.ResultApplied {
 			out = append(out, r)
 		}
 	}

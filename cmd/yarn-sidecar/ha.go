@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/robfig/cron/v3"
 
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/leader"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -22,7 +22,7 @@ var errNotLeader = errors.New("not the leader (the ZooKeeper lease was lost): wr
 // leaderGuard lets writes through only while the elector holds the lease:
 // the last check before a PUT leaves the sidecar.
 type leaderGuard struct {
-	sidecar.ConfAPI
+	act.ConfAPI
 	el *leader.Elector
 }
 
@@ -35,7 +35,7 @@ func (g leaderGuard) UpdateConf(ctx context.Context, m schedconf.Mutation) error
 
 // CanWrite forwards the wrapped API's write gate (a file store that cannot act).
 func (g leaderGuard) CanWrite(ctx context.Context) error {
-	if w, ok := g.ConfAPI.(sidecar.WriteGate); ok {
+	if w, ok := g.ConfAPI.(act.WriteGate); ok {
 		return w.CanWrite(ctx)
 	}
 	return nil
@@ -92,7 +92,7 @@ func runHA(ctx context.Context, d *Daemon, reg prometheus.Registerer) error {
 	defer t.Stop()
 	wasLeader := false
 	for {
-		d.Loop.Mode = sidecar.ModeDryRun
+		d.Loop.Mode = act.ModeDryRun
 		leading := el.IsLeader()
 		if leading && !wasLeader && d.OnLeading != nil {
 			// A new leader first re-learns what it owns in YARN; if it

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
 func init() {
@@ -100,19 +102,19 @@ func newApplyCmd() *cobra.Command {
 }
 
 type planJSON struct {
-	Mode   sidecar.Mode   `json:"mode"`
-	Result sidecar.Result `json:"result"`
+	Mode   act.Mode   `json:"mode"`
+	Result act.Result `json:"result"`
 	// Validation is "rm" or "local-only" (the RM cannot validate, e.g. a
 	// leveldb store); empty when the cycle stopped before validation.
-	Validation       sidecar.ValidationPath `json:"validation,omitempty"`
-	ValidationReason string                 `json:"validationReason,omitempty"`
-	Error            string                 `json:"error,omitempty"`
-	Plan             *sidecar.Plan          `json:"plan"`
-	Notes            []string               `json:"notes,omitempty"`
-	Predict          map[string]float64     `json:"predicted,omitempty"`
+	Validation       act.ValidationPath `json:"validation,omitempty"`
+	ValidationReason string             `json:"validationReason,omitempty"`
+	Error            string             `json:"error,omitempty"`
+	Plan             *plan.Plan         `json:"plan"`
+	Notes            []string           `json:"notes,omitempty"`
+	Predict          map[string]float64 `json:"predicted,omitempty"`
 }
 
-func planView(mode sidecar.Mode, rep sidecar.CycleReport, err error) planJSON {
+func planView(mode act.Mode, rep sidecar.CycleReport, err error) planJSON {
 	v := planJSON{Mode: mode, Result: rep.Outcome.Result, Validation: rep.Outcome.Validation, ValidationReason: rep.Outcome.ValidationReason,
 		Plan: rep.Plan, Notes: rep.Decision.Notes, Predict: rep.Decision.Predicted}
 	if err != nil {
@@ -126,7 +128,7 @@ func planView(mode sidecar.Mode, rep sidecar.CycleReport, err error) planJSON {
 func printPlan(w io.Writer, rep sidecar.CycleReport, err error, verbose bool) {
 	p := rep.Plan
 	from := fmt.Sprintf("scheduler-conf version %d", p.ConfVersion)
-	if p.ConfSource != "" && p.ConfSource != sidecar.SourceSchedulerConf {
+	if p.ConfSource != "" && p.ConfSource != act.SourceSchedulerConf {
 		from = fmt.Sprintf("%s (file store, configuration hash %d)", p.ConfSource, p.ConfVersion)
 	}
 	fmt.Fprintf(w, "plan made at %s from %s: %d change(s), %d priority change(s)\n",
@@ -181,9 +183,9 @@ func printPlan(w io.Writer, rep sidecar.CycleReport, err error, verbose bool) {
 	}
 	fmt.Fprintf(w, "result: %s\n", rep.Outcome.Result)
 	switch rep.Outcome.Validation {
-	case sidecar.ValidationLocalOnly:
+	case act.ValidationLocalOnly:
 		fmt.Fprintf(w, "validation: local-only (%s)\n", rep.Outcome.ValidationReason)
-	case sidecar.ValidationRM:
+	case act.ValidationRM:
 		fmt.Fprintln(w, "validation: rm")
 	}
 	if err != nil {

@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
 // plan -v adds the step that set each value; without -v the table is as
 // it was.
 func TestPrintPlanVerboseSetBy(t *testing.T) {
-	rep := sidecar.CycleReport{Plan: &sidecar.Plan{Time: time.Unix(1_700_000_000, 0), Changes: []sidecar.Change{
+	rep := sidecar.CycleReport{Plan: &plan.Plan{Time: time.Unix(1_700_000_000, 0), Changes: []plan.Change{
 		{Queue: "root.etl", Property: "capacity", From: "50", To: "40", SetBy: "do no harm"},
 		{Queue: "root.ml", Partition: "gpu", Property: "default-node-label-expression", From: "", To: "gpu", SetBy: "PS plan"},
 	}}}

@@ -8,14 +8,15 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
 // proposal writes plan as the admin would apply it, against the live
 // capacity-scheduler.xml when the sidecar can read it.
-func (d *Daemon) proposal(ctx context.Context, plan *sidecar.Plan) (*sidecar.Proposal, error) {
-	var live sidecar.LiveFile
-	if lf, ok := d.ConfAPI.(sidecar.LiveFiler); ok {
+func (d *Daemon) proposal(ctx context.Context, plan *plan.Plan) (*act.Proposal, error) {
+	var live act.LiveFile
+	if lf, ok := d.ConfAPI.(act.LiveFiler); ok {
 		var err error
 		if live, err = lf.LiveFile(ctx); err != nil {
 			return nil, err
@@ -25,7 +26,7 @@ func (d *Daemon) proposal(ctx context.Context, plan *sidecar.Plan) (*sidecar.Pro
 	if fs, ok := d.ConfAPI.(interface{ FileStore() bool }); ok {
 		fileStore = fs.FileStore()
 	}
-	p, err := sidecar.BuildProposal(plan, live, fileStore)
+	p, err := act.BuildProposal(plan, live, fileStore)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +34,7 @@ func (d *Daemon) proposal(ctx context.Context, plan *sidecar.Plan) (*sidecar.Pro
 }
 
 // printProposal writes the text form: the diff, then how to apply it.
-func printProposal(w io.Writer, p *sidecar.Proposal) {
+func printProposal(w io.Writer, p *act.Proposal) {
 	src := p.File
 	if p.Rendered {
 		src = "capacity-scheduler.xml rendered from " + orDash(p.ConfSource) + " (no live file was read; set hadoop_conf_dir on the RM host to diff against it)"
@@ -50,7 +51,7 @@ func printProposal(w io.Writer, p *sidecar.Proposal) {
 
 // serveProposal serves the latest proposal: the diff and commands as text,
 // ?format=xml the proposed file, diff the diff alone, json all of it.
-func serveProposal(b *sidecar.ProposalBoard) http.HandlerFunc {
+func serveProposal(b *act.ProposalBoard) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		p, err := b.Get()
 		if err != nil {

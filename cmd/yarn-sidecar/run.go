@@ -21,6 +21,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/internal/version"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/report"
 )
 
@@ -66,12 +67,12 @@ func runDaemon(ctx context.Context, f *daemonFlags, output string, out io.Writer
 	log := d.Log
 	// The daemon's writes are rate-limited; a one-shot command the admin
 	// runs (apply) is not (its guarantee bands still hold).
-	d.Loop.Applier.Rate = sidecar.NewRateLimit(d.Config.Rate)
+	d.Loop.Applier.Rate = act.NewRateLimit(d.Config.Rate)
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector(), version.NewCollector())
-	metrics, err := sidecar.NewMetrics(reg, d.Board)
+	metrics, err := report.NewMetrics(reg, d.Board)
 	if err != nil {
 		return fmt.Errorf("register metrics: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 )
 
 func init() { register(newShieldsCmd) }
@@ -71,7 +72,7 @@ func liftShieldsCmd(ctx context.Context, f *daemonFlags, apply, force bool, outp
 	var lift sidecar.ShieldLift
 	if apply {
 		writer := *d.Loop.Applier
-		writer.Mode = sidecar.ModeApply
+		writer.Mode = act.ModeApply
 		lift, err = sidecar.LiftShields(ctx, d.Observer, &writer, records, time.Now(), liftOptions(d, force))
 	} else {
 		lift, err = planShieldLift(ctx, d, records, force)
@@ -115,7 +116,7 @@ func writeShieldLift(w io.Writer, output string, records []sidecar.Shield, lift 
 			Shields []sidecar.Shield  `json:"shields"`
 			Lifted  []sidecar.Shield  `json:"lifted"`
 			Left    map[string]string `json:"left"`
-			Result  sidecar.Result    `json:"result,omitempty"`
+			Result  act.Result        `json:"result,omitempty"`
 		}{Applied: applied, Shields: nonNil(records), Lifted: nonNil(lift.Lifted), Left: lift.Left, Result: lift.Outcome.Result}
 		if doc.Left == nil {
 			doc.Left = map[string]string{}
@@ -180,7 +181,7 @@ func liftShieldsAtStop(d *Daemon) {
 		return
 	}
 	log := d.Log.Named("shields")
-	if d.Config.Mode != sidecar.ModeApply {
+	if d.Config.Mode != act.ModeApply {
 		// Shields a dry-run daemon knows of were re-learnt from an earlier
 		// apply-mode run's audit log; a dry run writes nothing.
 		log.Warn("preemption shields left in YARN: dry-run mode writes nothing; run `yarn-sidecar shields lift --apply`", "queues", shieldQueues(d.Guard.HeldShields(nil)))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -42,12 +43,12 @@ func TestShieldsLiftCLI(t *testing.T) {
 	set("false") // the admin's
 	from, to := set("true")
 	auditPath := auditPathOf(t, cfg)
-	log, err := sidecar.OpenAuditLog(auditPath)
+	log, err := act.OpenAuditLog(auditPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := log.Append(sidecar.AuditEntry{Cycle: 3, Mode: sidecar.ModeApply, VersionBefore: from, VersionAfter: to,
-		Before: map[string]string{key: "false"}, After: map[string]string{key: "true"}, Result: sidecar.ResultApplied}); err != nil {
+	if err := log.Append(act.AuditEntry{Cycle: 3, Mode: act.ModeApply, VersionBefore: from, VersionAfter: to,
+		Before: map[string]string{key: "false"}, After: map[string]string{key: "true"}, Result: act.ResultApplied}); err != nil {
 		t.Fatal(err)
 	}
 	log.Close()
@@ -67,23 +68,23 @@ func TestShieldsLiftCLI(t *testing.T) {
 	var doc struct {
 		Applied bool             `json:"applied"`
 		Lifted  []sidecar.Shield `json:"lifted"`
-		Result  sidecar.Result   `json:"result"`
+		Result  act.Result       `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(js), &doc); err != nil {
 		t.Fatalf("%v: %s", err, js)
 	}
-	if !doc.Applied || len(doc.Lifted) != 1 || doc.Result != sidecar.ResultApplied || live() != "false" {
+	if !doc.Applied || len(doc.Lifted) != 1 || doc.Result != act.ResultApplied || live() != "false" {
 		t.Fatalf("--apply: want root.sort back to the admin's false, got live %q, %s", live(), js)
 	}
 	b, err := os.ReadFile(auditPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := sidecar.ReadAudit(strings.NewReader(string(b)))
+	entries, err := act.ReadAudit(strings.NewReader(string(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := entries[len(entries)-1]; e.Result != sidecar.ResultApplied || e.Before[key] != "true" || e.After[key] != "false" {
+	if e := entries[len(entries)-1]; e.Result != act.ResultApplied || e.Before[key] != "true" || e.After[key] != "false" {
 		t.Fatalf("audit: want the restore recorded, got %+v", e)
 	}
 	if out := runStatusCLI(t, "shields", "lift", "--config", cfg, "--log-level", "error"); !strings.Contains(out, "no preemption shield of this sidecar") {
@@ -129,12 +130,12 @@ func TestDaemonStopLiftsShields(t *testing.T) {
 		t.Fatal(err)
 	}
 	auditPath := auditPathOf(t, cfg)
-	log, err := sidecar.OpenAuditLog(auditPath)
+	log, err := act.OpenAuditLog(auditPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := log.Append(sidecar.AuditEntry{Cycle: 3, Mode: sidecar.ModeApply, VersionBefore: from, VersionAfter: confVersion(t, url),
-		Before: map[string]string{key: ""}, After: map[string]string{key: "true"}, Result: sidecar.ResultApplied}); err != nil {
+	if err := log.Append(act.AuditEntry{Cycle: 3, Mode: act.ModeApply, VersionBefore: from, VersionAfter: confVersion(t, url),
+		Before: map[string]string{key: ""}, After: map[string]string{key: "true"}, Result: act.ResultApplied}); err != nil {
 		t.Fatal(err)
 	}
 	log.Close()
@@ -157,11 +158,11 @@ func TestDaemonStopLiftsShields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := sidecar.ReadAudit(strings.NewReader(string(b)))
+	entries, err := act.ReadAudit(strings.NewReader(string(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e := entries[len(entries)-1]; e.Result != sidecar.ResultApplied || e.Before[key] != "true" || e.After[key] != "" {
+	if e := entries[len(entries)-1]; e.Result != act.ResultApplied || e.Before[key] != "true" || e.After[key] != "" {
 		t.Fatalf("audit: want the lift at stop recorded, got %+v", e)
 	}
 }

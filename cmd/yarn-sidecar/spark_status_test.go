@@ -15,7 +15,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/report"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
@@ -65,7 +65,7 @@ func TestDeadlinesAndStatusJudgeSparkApps(t *testing.T) {
 	}
 	classifier := calibrate.Classifier{Rules: []calibrate.NodeTypeRule{{Name: "cpu-old", HostPattern: "cpu-old-*"},
 		{Name: "cpu-new", HostPattern: "cpu-new-*"}, {Name: "gpu", HostPattern: "gpu-*"}}}
-	l := &sidecar.SparkLearner{HistoryLearner: &sidecar.HistoryLearner{Source: yc, Store: st, Classifier: classifier, ClassKey: "tag"},
+	l := &learn.SparkLearner{HistoryLearner: &learn.HistoryLearner{Source: yc, Store: st, Classifier: classifier, ClassKey: "tag"},
 		Spark: sparkobs.New(spc, nil), Budget: 50}
 	nodes, err := yc.Nodes(ctx)
 	if err != nil {
@@ -114,7 +114,7 @@ func TestDeadlinesAndStatusJudgeSparkApps(t *testing.T) {
 		if err := json.Unmarshal([]byte(runStatusCLI(t, "deadlines", "--config", cfg, "-o", "json", "--log-level", "error")), &queues); err != nil {
 			t.Fatal(err)
 		}
-		goals := verdicts[deadline.OnTrack] + verdicts[deadline.AtRisk]
+		goals := verdicts[deadline.OnTrack] + verdicts[deadline.AtRisk] + verdicts[deadline.CannotMeet]
 		for _, q := range queues {
 			for _, j := range q.Jobs {
 				if j.Method != "spark-stages" {
@@ -129,12 +129,23 @@ func TestDeadlinesAndStatusJudgeSparkApps(t *testing.T) {
 					continue
 				}
 				// With a goal (a deadline= tag, else the class's SLO):
-				// on track at P(meet) ≥ the confidence, else at risk.
+				// on track at P(meet) ≥ the confidence, else at risk —
+				// or cannot meet when even the queue's maximum of
+				// executors would not (the executor search): then the
+				// executors it needs are the queue's maximum.
 				want := deadline.NoGoal
 				if j.Deadline != nil {
 					want = deadline.AtRisk
 					if j.PMeet != nil && *j.PMeet >= 0.9 {
 						want = deadline.OnTrack
+					} else if j.Verdict == deadline.CannotMeet {
+						want = deadline.CannotMeet
+						if q.MaxAllowed > 0 && j.Needed != max(q.MaxAllowed, j.Held) {
+							t.Errorf("%s (%s): cannot meet, needs %d executors, want the queue's maximum %d", j.AppID, j.Class, j.Needed, q.MaxAllowed)
+						}
+					}
+					if j.NeededIsHeld || j.Needed < 1 {
+						t.Errorf("%s (%s): needs %d executors (held: %v), want a search over executors", j.AppID, j.Class, j.Needed, j.NeededIsHeld)
 					}
 				}
 				if j.Verdict != want || (want != deadline.NoGoal && j.PMeet == nil) {
@@ -151,9 +162,9 @@ func TestDeadlinesAndStatusJudgeSparkApps(t *testing.T) {
 				}
 			}
 		}
-		if verdicts[deadline.OnTrack]+verdicts[deadline.AtRisk] > goals { // judged with a goal at this point
-			if text := runStatusCLI(t, "deadlines", "--config", cfg, "--log-level", "error"); !strings.Contains(text, " (held)") {
-				t.Errorf("the deadlines table does not say a Spark app's containers needed are those it holds:\n%s", text)
+		if verdicts[deadline.OnTrack]+verdicts[deadline.AtRisk]+verdicts[deadline.CannotMeet] > goals { // judged with a goal at this point
+			if text := runStatusCLI(t, "deadlines", "--config", cfg, "--log-level", "error"); strings.Contains(text, " (held)") {
+				t.Errorf("the deadlines table says a Spark app's containers needed are those it holds, not the executor search's:\n%s", text)
 			}
 		}
 		out := runStatusCLI(t, "status", "--config", cfg, "-o", "json", "--log-level", "error")
@@ -199,8 +210,8 @@ func TestDeadlinesAndStatusJudgeSparkApps(t *testing.T) {
 		l.Store = st
 	}
 	st.Close()
-	if verdicts[deadline.OnTrack] == 0 || verdicts[deadline.AtRisk] == 0 || statusApps == 0 {
-		t.Fatalf("verdicts %v, %d Spark apps in status: want both on track (sql's 10h SLO) and at risk (etl's 1m), and apps listed", verdicts, statusApps)
+	if verdicts[deadline.OnTrack] == 0 || verdicts[deadline.AtRisk]+verdicts[deadline.CannotMeet] == 0 || statusApps == 0 {
+		t.Fatalf("verdicts %v, %d Spark apps in status: want both on track (sql's 10h SLO) and at risk or cannot meet (etl's 1m), and apps listed", verdicts, statusApps)
 	}
 
 	// The P50s against how the apps really finished, as a share of their
@@ -226,7 +237,7 @@ func TestDeadlinesAndStatusJudgeSparkApps(t *testing.T) {
 			continue
 		}
 		met := !a.FinishedTime.After(*j.Deadline)
-		if (j.Verdict == deadline.OnTrack && !met) || (j.Verdict == deadline.AtRisk && *j.PMeet < 0.1 && met) {
+		if (j.Verdict == deadline.OnTrack && !met) || (j.Verdict != deadline.OnTrack && *j.PMeet < 0.1 && met) {
 			t.Errorf("%s (%s): %s at P(meet) %.2f, yet it finished %v (deadline %v)", a.ID, j.Class, j.Verdict, *j.PMeet, a.FinishedTime, *j.Deadline)
 		}
 	}

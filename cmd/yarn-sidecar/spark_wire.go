@@ -4,6 +4,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/spark"
@@ -13,7 +15,7 @@ import (
 // Spark REST client reads running drivers through the web proxy the
 // MapReduce AMs are read through (the active RM's, or yarn.web-proxy's)
 // and finished apps from spark.history_server.
-func wireSpark(cfg *sidecar.Config, yc yarn.Config, client *yarn.Client, learner *sidecar.HistoryLearner, log hclog.Logger) (*sidecar.SparkLearner, error) {
+func wireSpark(cfg *sidecar.Config, yc yarn.Config, client *yarn.Client, learner *learn.HistoryLearner, log hclog.Logger) (*learn.SparkLearner, error) {
 	if !cfg.Spark.Enabled {
 		return nil, nil
 	}
@@ -37,8 +39,8 @@ func wireSpark(cfg *sidecar.Config, yc yarn.Config, client *yarn.Client, learner
 	if cfg.Spark.HistoryServer == "" {
 		log.Warn("spark: no history_server: finished Spark apps are not backfilled")
 	}
-	return &sidecar.SparkLearner{HistoryLearner: learner, Spark: sparkobs.New(sc, log.Named("spark")), Budget: cfg.Spark.Budget,
-		First: sidecar.HasGoal(learner.ClassKey.ClassOf, cfg.Deadlines.SLO)}, nil
+	return &learn.SparkLearner{HistoryLearner: learner, Spark: sparkobs.New(sc, log.Named("spark")), Budget: cfg.Spark.Budget,
+		First: act.HasGoal(learner.ClassKey.ClassOf, cfg.Deadlines.SLO)}, nil
 }
 
 // loopLearner is what the loop learns with: the Spark learner when on.

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -109,13 +110,13 @@ func checkQueueFlag(client *yarn.Client, queue string, timeout time.Duration) er
 // the sidecar first wrote it), so the sidecar's own values are never taken
 // for the admin's; else the live configuration is the baseline, and the
 // log says so.
-func seedBaseline(cfg *sidecar.Config, fs *sidecar.FirstSeen, rm sidecar.ConfReader, log hclog.Logger) error {
+func seedBaseline(cfg *sidecar.Config, fs *sidecar.FirstSeen, rm act.ConfReader, log hclog.Logger) error {
 	if _, err := os.Stat(cfg.FirstSeenPath()); err == nil {
 		return nil // the baseline as first seen
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("admin baseline: %w", err)
 	}
-	entries, err := sidecar.ReadAuditFile(cfg.AuditLog, log)
+	entries, err := act.ReadAuditFile(cfg.AuditLog, log)
 	if err != nil {
 		return fmt.Errorf("admin baseline: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/report"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 )
@@ -67,7 +68,7 @@ func statusOnce(ctx context.Context, f *daemonFlags) (sidecar.Status, error) {
 		return sidecar.Status{}, err
 	}
 	defer d.Close()
-	d.Loop.Mode = sidecar.ModeDryRun // the board still shows the configured mode
+	d.Loop.Mode = act.ModeDryRun // the board still shows the configured mode
 	if rep, err := d.Loop.Once(ctx); rep.Snapshot.Time.IsZero() {
 		return sidecar.Status{}, err
 	}
@@ -121,7 +122,7 @@ func recordHeader(b *sidecar.StatusBoard, client *yarn.Client, auditPath string,
 	} else {
 		sidecar.RecordRM(b, v)
 	}
-	entries, err := sidecar.ReadAuditFile(auditPath, log)
+	entries, err := act.ReadAuditFile(auditPath, log)
 	if err != nil {
 		log.Warn("admin guarantees from the audit log unavailable", "error", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/report"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
@@ -42,14 +43,14 @@ func statusCluster(t *testing.T) (cfg, url string) {
 	rm.Step(2 * time.Minute)
 	dir := t.TempDir()
 	audit := filepath.Join(dir, "audit.jsonl")
-	log, err := sidecar.OpenAuditLog(audit)
+	log, err := act.OpenAuditLog(audit)
 	if err != nil {
 		t.Fatal(err)
 	}
 	key := "yarn.scheduler.capacity.root.crypto.accessible-node-labels.gpu.capacity"
-	for _, e := range []sidecar.AuditEntry{
-		{Cycle: 1, Result: sidecar.ResultApplied, Before: map[string]string{key: "40"}, After: map[string]string{key: "45"}},
-		{Cycle: 2, Result: sidecar.ResultApplied, Before: map[string]string{key: "45"}, After: map[string]string{key: "50"}},
+	for _, e := range []act.AuditEntry{
+		{Cycle: 1, Result: act.ResultApplied, Before: map[string]string{key: "40"}, After: map[string]string{key: "45"}},
+		{Cycle: 2, Result: act.ResultApplied, Before: map[string]string{key: "45"}, After: map[string]string{key: "50"}},
 	} {
 		if err := log.Append(e); err != nil {
 			t.Fatal(err)
@@ -98,7 +99,7 @@ func TestStatusJSON(t *testing.T) {
 		t.Fatalf("status -o json printed more than one document (%v):\n%s", err, out)
 	}
 	h := doc.Header
-	if h.Mode != sidecar.ModeApply || h.RMVersion != "3.4.1" || h.Cycle != 1 || h.RunningJobs != 2 || h.SumPS == nil {
+	if h.Mode != act.ModeApply || h.RMVersion != "3.4.1" || h.Cycle != 1 || h.RunningJobs != 2 || h.SumPS == nil {
 		t.Errorf("header = %+v, want mode apply (as configured), RM 3.4.1, cycle 1, 2 jobs with ΣPS", h)
 	}
 	if len(doc.Queues) != 2 || doc.Queues[0].Queue != "root.crypto" {
@@ -171,7 +172,7 @@ func TestStatusFromDaemon(t *testing.T) {
 	board := &sidecar.StatusBoard{}
 	now := time.Date(2026, 1, 1, 3, 0, 0, 0, time.UTC)
 	board.Update(func(st *sidecar.Status) {
-		st.Time, st.Cycle, st.Mode, st.LastRunning = now, 385, sidecar.ModeDryRun, now.Add(-5*time.Minute)
+		st.Time, st.Cycle, st.Mode, st.LastRunning = now, 385, act.ModeDryRun, now.Add(-5*time.Minute)
 		st.Queues = []sidecar.QueueStatus{{Queue: "root.etl", Capacity: 40, AbsCapacity: 40, AbsUsed: 3}}
 	})
 	srv := httptest.NewServer(serveStatus(board))
@@ -218,12 +219,12 @@ func TestStatusListsRecoveredShield(t *testing.T) {
 			auditPath = p
 		}
 	}
-	log, err := sidecar.OpenAuditLog(auditPath)
+	log, err := act.OpenAuditLog(auditPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := log.Append(sidecar.AuditEntry{Cycle: 3, Mode: sidecar.ModeApply, VersionBefore: from, VersionAfter: confVersion(t, url),
-		Before: map[string]string{key: ""}, After: map[string]string{key: "true"}, Result: sidecar.ResultApplied}); err != nil {
+	if err := log.Append(act.AuditEntry{Cycle: 3, Mode: act.ModeApply, VersionBefore: from, VersionAfter: confVersion(t, url),
+		Before: map[string]string{key: ""}, After: map[string]string{key: "true"}, Result: act.ResultApplied}); err != nil {
 		t.Fatal(err)
 	}
 	log.Close()

@@ -14,6 +14,9 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/rmadmin"
@@ -22,13 +25,13 @@ import (
 // deps are the concrete pieces behind the loop.
 type deps struct {
 	Client   *yarn.Client
-	Observer sidecar.Observer
-	ConfAPI  sidecar.ConfAPI
-	Learner  *sidecar.HistoryLearner
+	Observer act.Observer
+	ConfAPI  act.ConfAPI
+	Learner  *learn.HistoryLearner
 	// Spark learns from Spark apps too (nil when spark.enabled is off).
-	Spark   *sidecar.SparkLearner
+	Spark   *learn.SparkLearner
 	Decider sidecar.Decider
-	Rules   func(cluster.Snapshot) sidecar.SafetyRules
+	Rules   func(cluster.Snapshot) plan.SafetyRules
 	Store   *calibrate.Store
 	// Layouter is the node-label step (used when labels may change, and by
 	// `labels plan|apply`).
@@ -55,7 +58,7 @@ func (d *deps) Close() error {
 }
 
 // OnCycle records each cycle on the status board.
-func (d *deps) OnCycle(b *sidecar.StatusBoard, mode sidecar.Mode) func(sidecar.CycleReport) {
+func (d *deps) OnCycle(b *sidecar.StatusBoard, mode act.Mode) func(sidecar.CycleReport) {
 	return func(rep sidecar.CycleReport) {
 		sidecar.RecordCycle(b, rep)
 		b.Update(func(st *sidecar.Status) { st.Mode = mode })
@@ -138,15 +141,15 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, erro
 	}
 	classifier := classifierFrom(cfg)
 	key := calibrate.ClassKey(cfg.JobClass.By)
-	api := &sidecar.AnyStore{CapacitySchedulerXML: capacitySchedulerXML(cfg, log)}
-	api.YARN = sidecar.YARN{Client: client, Jobs: true, RMClock: true, NodeType: classifier.TypeOf, ListingBudget: cfg.ListingBudget,
-		JobBudget: cfg.JobBudget, JobFirst: sidecar.HasGoal(key.ClassOf, cfg.Deadlines.SLO), NodeListingMaxAge: cfg.NodeListingMaxAge.Duration(),
+	api := &act.AnyStore{CapacitySchedulerXML: capacitySchedulerXML(cfg, log)}
+	api.YARN = act.YARN{Client: client, Jobs: true, RMClock: true, NodeType: classifier.TypeOf, ListingBudget: cfg.ListingBudget,
+		JobBudget: cfg.JobBudget, JobFirst: act.HasGoal(key.ClassOf, cfg.Deadlines.SLO), NodeListingMaxAge: cfg.NodeListingMaxAge.Duration(),
 		AppUsageMaxAge: cfg.AppUsageMaxAge.Duration()}
 	if err := wireFileWriter(cfg, api, log); err != nil {
 		store.Close()
 		return nil, err
 	}
-	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key, ReadOnly: readOnly,
+	learner := &learn.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: key, ReadOnly: readOnly,
 		Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: refTypes(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery,
 		Log: log.Named("calibrate")}
 	if err := learner.Refresh(); err != nil {
@@ -170,12 +173,12 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, erro
 		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Sizer: sizer, Config: cfg.Labels, FirstSeen: firstSeen},
 		Decider: sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier, Sizer: sizer,
 			FirstSeen: firstSeen, Preemption: guard, RMVersion: rmVersion(client, log)}),
-		Rules: func(snap cluster.Snapshot) sidecar.SafetyRules {
+		Rules: func(snap cluster.Snapshot) plan.SafetyRules {
 			floor := sidecar.FloorRule(snap, sizer.Choose(snap).Slot, cfg.Safety.FloorContainers)
 			if cfg.Safety.KeepBusyQueues {
 				floor = sidecar.MaxFloor(floor, busy.Rule(snap))
 			}
-			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
+			return plan.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
 				FloorPercent: floor}
 		}}
 	if err := wireHDFS(cfg, d, log); err != nil {
@@ -190,6 +193,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, erro
 		// The deadline report judges running Spark apps by their stages'
 		// remaining work (issue 36 item 5).
 		d.Decider.(*sidecar.PSDecider).Outlooks = d.Spark.Outlooks
+		d.Decider.(*sidecar.PSDecider).SparkApps = d.Spark.SparkApps
 	}
 	return d, nil
 }
@@ -232,7 +236,7 @@ func hadoopYarnSite(cfg *sidecar.Config, log hclog.Logger) map[string]string {
 // wireFileWriter sets up act.via: refresh-queues: the file AnyStore reads
 // and writes, and every RM's admin address. More than one RM without a
 // shared file is refused: each RM would load its own copy.
-func wireFileWriter(cfg *sidecar.Config, api *sidecar.AnyStore, log hclog.Logger) error {
+func wireFileWriter(cfg *sidecar.Config, api *act.AnyStore, log hclog.Logger) error {
 	if cfg.Act.Via != sidecar.ActViaRefreshQueues {
 		return nil
 	}
@@ -271,7 +275,7 @@ func wireFileWriter(cfg *sidecar.Config, api *sidecar.AnyStore, log hclog.Logger
 		user = "yarn"
 	}
 	api.CapacitySchedulerXML = path
-	api.Writer = &sidecar.FileRefresher{Path: path, AdminAddrs: admins, User: user, Log: log.Named("refresh-queues"),
+	api.Writer = &act.FileRefresher{Path: path, AdminAddrs: admins, User: user, Log: log.Named("refresh-queues"),
 		Refresh: func(ctx context.Context, addr, user string) error { return rmadmin.RefreshQueues(ctx, addr, user, nil) }}
 	log.Info("file store: acting through capacity-scheduler.xml and refreshQueues", "file", path, "admin_addresses", admins)
 	return nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/report"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
@@ -92,7 +93,7 @@ func demoScenario(w io.Writer, name string, seed int64, dir string) error {
 			if score := goals*1000 + jobs; score > best {
 				best, snapTime, deadlines = score, rep.Snapshot.Time, rep.Decision.Deadlines
 			}
-			if firstApplied == nil && rep.Outcome.Result == sidecar.ResultApplied {
+			if firstApplied == nil && rep.Outcome.Result == act.ResultApplied {
 				r := rep
 				firstApplied = &r
 			}

@@ -7,6 +7,9 @@
 // next candidate's watch fires. A candidate that loses its connection
 // stops being leader at once (it cannot know whether its session lives),
 // so two sidecars never both believe they lead.
+//
+// Imports: ZooKeeper's client and the standard library; no other sidecar
+// room and no YARN client (sidecar/rooms_test.go checks it).
 package leader
 
 import (

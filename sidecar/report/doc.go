@@ -23,4 +23,14 @@
 // canvas records the points it drew and their range (data-points,
 // data-min, data-max) and script errors land on <html data-errors>, which
 // the browser tests read back.
+//
+// The same Status feeds the Prometheus metrics (metrics.go,
+// metrics_queues.go: NewMetrics on a registry the caller owns).
+//
+// Imports: the sidecar's Status (sidecar), the audit's result values
+// (sidecar/act) and the plan's changes (sidecar/plan), to render them. It
+// must not import the learners, the YARN or HDFS clients or net/http (the
+// daemon serves /metrics), and
+// never calls YARN's write APIs: a report writes nothing anywhere
+// (sidecar/rooms_test.go checks it).
 package report

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 )
 
@@ -147,9 +149,9 @@ type view struct {
 // cycleWhy is one plan change in words: a sentence per queue.
 type cycleWhy struct {
 	Time      time.Time
-	Result    sidecar.Result
+	Result    act.Result
 	Sentences []string
-	Changes   []sidecar.Change
+	Changes   []plan.Change
 	Error     string
 }
 
@@ -625,7 +627,7 @@ func churn(plans []sidecar.PlanRecord) []queueChurn {
 	prev := map[[2]string]last{}
 	by := map[string]*queueChurn{}
 	for _, p := range plans {
-		if p.Result != sidecar.ResultApplied && p.Result != sidecar.ResultDryRun {
+		if p.Result != act.ResultApplied && p.Result != act.ResultDryRun {
 			continue
 		}
 		for _, c := range p.Changes {

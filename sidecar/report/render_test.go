@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -28,7 +31,7 @@ func sampleStatus() sidecar.Status {
 		}
 	}
 	return sidecar.Status{
-		Time: t0.Add(30 * time.Second), RM: "http://rm:8088", Mode: sidecar.ModeApply, SumPS: 1.25, MinPS: 0.6, BoundPS: 1.27,
+		Time: t0.Add(30 * time.Second), RM: "http://rm:8088", Mode: act.ModeApply, SumPS: 1.25, MinPS: 0.6, BoundPS: 1.27,
 		Overview: sidecar.Overview{Cycle: 2, RMVersion: "3.3.6", ValidationPath: "local-only", PreemptionEnabled: &on,
 			Warnings:  []string{"part of the snapshot could not be read: app application_1_0002 tasks (timeout)"},
 			Admin:     map[string]float64{"root.crypto|": 50, "root.crypto|gpu": 25, "root.sort|": 50, "root.sort|gpu": 75},
@@ -49,8 +52,8 @@ func sampleStatus() sidecar.Status {
 				Queues: qpts(25), Shares: []sidecar.QueueShare{{Queue: "root.crypto", Jobs: 1, PS: 0.5, Fair: 0.5}}},
 			{Time: t0.Add(30 * time.Second), SumPS: 1.25, MinPS: 0.6, Bound: 1.27, Jobs: map[string]float64{"application_1_0001": 0.6},
 				Queues: qpts(75), Shares: []sidecar.QueueShare{{Queue: "root.crypto", Jobs: 1, PS: 0.6, Fair: 0.5}}}},
-		Plans: []sidecar.PlanRecord{{Time: t0, Result: sidecar.ResultApplied, Reasons: []string{"queue crypto: jobs run 2.0× on gpu vs the default partition"},
-			Changes: []sidecar.Change{
+		Plans: []sidecar.PlanRecord{{Time: t0, Result: act.ResultApplied, Reasons: []string{"queue crypto: jobs run 2.0× on gpu vs the default partition"},
+			Changes: []plan.Change{
 				{Queue: "root.crypto", Property: "accessible-node-labels.gpu.capacity", From: "25", To: "75", Limited: true, SetBy: "targets", Reason: "queue crypto: jobs run 2.0× on gpu vs the default partition"},
 				{Queue: "root.crypto", Partition: "gpu", Property: "default-node-label-expression", From: "", To: "gpu", Reason: "queue crypto: jobs run 2.0× on gpu vs the default partition"},
 				{Queue: "root.sort", Property: "accessible-node-labels.gpu.capacity", From: "75", To: "25", Reason: "queue sort: idle; its share goes to the queues that need it"}}}},
@@ -200,15 +203,15 @@ func TestFmtMinutes(t *testing.T) {
 }
 
 func TestChurnCountsReversals(t *testing.T) {
-	ch := func(from, to string) sidecar.Change {
-		return sidecar.Change{Queue: "root.a", Property: "accessible-node-labels.gpu.capacity", From: from, To: to}
+	ch := func(from, to string) plan.Change {
+		return plan.Change{Queue: "root.a", Property: "accessible-node-labels.gpu.capacity", From: from, To: to}
 	}
 	plans := []sidecar.PlanRecord{
-		{Result: sidecar.ResultApplied, Changes: []sidecar.Change{ch("25", "50")}},
-		{Result: sidecar.ResultApplied, Changes: []sidecar.Change{ch("50", "25")}},  // undoes
-		{Result: sidecar.ResultRejected, Changes: []sidecar.Change{ch("25", "50")}}, // not applied: ignored
-		{Result: sidecar.ResultApplied, Changes: []sidecar.Change{ch("25", "50")}},  // undoes again
-		{Result: sidecar.ResultApplied, Changes: []sidecar.Change{ch("50", "75")}},
+		{Result: act.ResultApplied, Changes: []plan.Change{ch("25", "50")}},
+		{Result: act.ResultApplied, Changes: []plan.Change{ch("50", "25")}},  // undoes
+		{Result: act.ResultRejected, Changes: []plan.Change{ch("25", "50")}}, // not applied: ignored
+		{Result: act.ResultApplied, Changes: []plan.Change{ch("25", "50")}},  // undoes again
+		{Result: act.ResultApplied, Changes: []plan.Change{ch("50", "75")}},
 	}
 	got := churn(plans)
 	if len(got) != 1 || got[0].Changes != 4 || got[0].Reversed != 2 {
@@ -253,7 +256,7 @@ func TestRenderSeenJobsTimedByYARN(t *testing.T) {
 	rep.Decision.Jobs = []sidecar.JobStatus{{AppID: "a1", Queue: "root.a", Class: "sort"}}
 	sidecar.RecordCycle(b, rep)
 	rep = cycle(2)
-	rep.Finished = []sidecar.FinishedJob{{AppID: "a1", Started: t0.Add(-11 * time.Minute), Finished: t0.Add(time.Minute)}}
+	rep.Finished = []learn.FinishedJob{{AppID: "a1", Started: t0.Add(-11 * time.Minute), Finished: t0.Add(time.Minute)}}
 	sidecar.RecordCycle(b, rep)
 
 	var buf bytes.Buffer
@@ -281,8 +284,8 @@ func TestRenderDryRunsNoMutations(t *testing.T) {
 	b := &sidecar.StatusBoard{}
 	for n := 1; n <= 3; n++ {
 		sidecar.RecordCycle(b, sidecar.CycleReport{Cycle: int64(n), Snapshot: cluster.Snapshot{Time: t0.Add(time.Duration(n) * 30 * time.Second), RM: "rm"},
-			Plan:    &sidecar.Plan{Changes: []sidecar.Change{{Queue: "root.a", Property: "capacity", From: "50", To: "60"}}},
-			Outcome: sidecar.Outcome{Result: sidecar.ResultDryRun}})
+			Plan:    &plan.Plan{Changes: []plan.Change{{Queue: "root.a", Property: "capacity", From: "50", To: "60"}}},
+			Outcome: act.Outcome{Result: act.ResultDryRun}})
 	}
 	var buf bytes.Buffer
 	if err := Render(&buf, b.Get(), Options{Generated: t0}); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 )
 
@@ -22,7 +23,7 @@ import (
 type Header struct {
 	Time              time.Time        `json:"time"`
 	Cycle             int64            `json:"cycle"`
-	Mode              sidecar.Mode     `json:"mode"`
+	Mode              act.Mode         `json:"mode"`
 	PreemptionEnabled *bool            `json:"preemptionEnabled,omitempty"` // absent when not known
 	RM                string           `json:"rm"`
 	RMVersion         string           `json:"rmVersion"`

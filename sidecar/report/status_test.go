@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 )
 
 // The status says when the node listing was read: this cycle, or reused
@@ -64,8 +65,8 @@ func TestStatusLabelAttemptWarning(t *testing.T) {
 		want    string
 	}{
 		{"none", nil, ""},
-		{"applied", &sidecar.LayoutAttempt{Time: at, Result: sidecar.ResultApplied}, ""},
-		{"rolled back", &sidecar.LayoutAttempt{Time: at, Result: sidecar.ResultRolledBack, Error: "read-back after apply differs"},
+		{"applied", &sidecar.LayoutAttempt{Time: at, Result: act.ResultApplied}, ""},
+		{"rolled back", &sidecar.LayoutAttempt{Time: at, Result: act.ResultRolledBack, Error: "read-back after apply differs"},
 			"node-label layout rolled-back at 2026-11-27T22:00:00Z, not retried before labels.min_interval: read-back after apply differs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

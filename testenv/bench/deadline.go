@@ -20,7 +20,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
@@ -33,7 +33,8 @@ import (
 // Row (d), goals met on hetero-100 with the sidecar vs stock, is in the
 // steering rows.
 func init() {
-	register(Bench{Area: "deadline", Order: 60, Run: benchDeadline})
+	// Rows: 3 bound rows with goals + the shipped prediction's 5 on hetero-100 and on fb-2009 + greedy vs LP.
+	register(Bench{Area: "deadline", Order: 60, Run: benchDeadline, Rows: 14})
 }
 
 func benchDeadline(o Options) ([]Row, error) {
@@ -192,10 +193,10 @@ func boundTightness(o Options) ([]Row, error) {
 	return []Row{
 		{Area: "deadline", Name: fmt.Sprintf("(a) upper bound vs simulated time, %d jobs of 4 classes, 63 containers each (mean of (T_up−T)/T)", n),
 			Figure: fmt.Sprintf("%+.1f%%", 100*mean(over)), Baseline: "Malekimajd: within 14% on average", Ratio: fmt.Sprintf("%d/%d jobs within [T_low, T_up]", inside, n), Goal: "≤10%"},
-		{Area: "deadline", Name: "(a) lower bound vs simulated time (mean of (T−T_low)/T)", Figure: fmt.Sprintf("%+.1f%%", 100*mean(under))},
+		{Area: "deadline", Name: "(a) lower bound vs simulated time (mean of (T−T_low)/T)", Figure: fmt.Sprintf("%+.1f%%", 100*mean(under)), Detail: true},
 		{Area: "deadline", Name: "(a) T_avg = (T_low+T_up)/2 vs simulated time (mean |error|)", Figure: fmt.Sprintf("%.1f%%", 100*mean(avgErr)), Goal: "≤10%"},
 		{Area: "deadline", Name: "(a) alone-job bounds (Prop. 2.1 upper, longest-task floor): upper, lower (means as above)",
-			Figure: fmt.Sprintf("%+.1f%%, %+.1f%%", 100*mean(aOver), 100*mean(aUnder)), Ratio: fmt.Sprintf("%d/%d jobs within [T_low, T_up]", aInside, n)},
+			Figure: fmt.Sprintf("%+.1f%%, %+.1f%%", 100*mean(aOver), 100*mean(aUnder)), Ratio: fmt.Sprintf("%d/%d jobs within [T_low, T_up]", aInside, n), Detail: true},
 		{Area: "deadline", Name: "(a) alone-job T_avg vs simulated time (mean |error|; profiles from seed 101, scored on seeds 1-3)",
 			Figure: fmt.Sprintf("%.1f%%", 100*mean(aAvgErr)), Ratio: "signed mean per class: " + perClass(aByClass), Goal: "≤10%"},
 	}, nil
@@ -223,7 +224,7 @@ func predictionError(o Options) ([]Row, error) {
 	}
 	fb, err := predictionErrorOn(o, "fb-2009")
 	if errors.Is(err, sim.ErrTraceMissing) {
-		return rows, nil
+		return append(rows, Row{Area: "deadline", Name: "fb-2009", Figure: "skipped: " + err.Error()}), nil
 	}
 	return append(rows, fb...), err
 }
@@ -278,7 +279,7 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			wsrv.Close()
 			return nil, err
 		}
-		learner := &sidecar.HistoryLearner{Source: wc, Store: store, ClassKey: calibrate.ClassKey("tag")}
+		learner := &learn.HistoryLearner{Source: wc, Store: store, ClassKey: calibrate.ClassKey("tag")}
 		snap, err := wc.Observe(context.Background(), yarn.ObserveOptions{Now: w.Now()})
 		if err == nil {
 			err = learner.Learn(context.Background(), snap)
@@ -523,12 +524,20 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			typedPooled20Split := typedPooled20
 			typedPooled20Split.SplitTypedReduces = true
 			typedPooled20Split.Residuals = resOf[22]
-			variants := [][]deadline.QueueReport{deadline.Report(dueSnap, models, opts), deadline.Report(dueSnap, models, own), nil, nil, deadline.Report(dueSnap, models, cal),
-				deadline.Report(dueSnap, models, rates), deadline.Report(dueSnap, models, rawRates), deadline.Report(dueSnap, models, conf), deadline.Report(dueSnap, models, typed), deadline.Report(dueSnap, models, reduceRates), deadline.Report(dueSnap, models, split),
-				deadline.Report(dueSnap, models, def), deadline.Report(dueSnap, models, typedRecal), deadline.Report(dueSnap, models, defRecal), deadline.Report(dueSnap, models, defTypedRecal),
-				deadline.Report(dueSnap, models, medianPoint), deadline.Report(dueSnap, models, defTyped), deadline.Report(dueSnap, models, typedNorm),
-				deadline.Report(dueSnap, models, typedPooled), deadline.Report(dueSnap, models, defPooled), deadline.Report(dueSnap, models, typedPooled20),
-				deadline.Report(dueSnap, models, typedPooled20EB), deadline.Report(dueSnap, models, typedPooled20Split)}
+			// Without -candidates only the report's default (16) runs: the
+			// others are candidates and earlier defaults (Row.Detail).
+			report := func(v int, ro deadline.ReportOptions) []deadline.QueueReport {
+				if !o.Candidates && v != shippedVariant {
+					return nil
+				}
+				return deadline.Report(dueSnap, models, ro)
+			}
+			variants := [][]deadline.QueueReport{report(0, opts), report(1, own), nil, nil, report(4, cal),
+				report(5, rates), report(6, rawRates), report(7, conf), report(8, typed), report(9, reduceRates), report(10, split),
+				report(11, def), report(12, typedRecal), report(13, defRecal), report(14, defTypedRecal),
+				report(15, medianPoint), report(16, defTyped), report(17, typedNorm),
+				report(18, typedPooled), report(19, defPooled), report(20, typedPooled20),
+				report(21, typedPooled20EB), report(22, typedPooled20Split)}
 			for _, a := range due {
 				frac := float64(a.Job.MapsCompleted) / float64(a.Job.MapsTotal)
 				stage := 10
@@ -538,17 +547,17 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 					}
 				}
 				seen[a.ID] = stage
-				if pt, ok := sharePrediction(snap, a, models, uint64(seed)); ok {
-					pending = append(pending, pt)
-					pending[len(pending)-1].stage = stage
-					appOf[len(pending)-1] = a.ID
-					heldIdx[len(pending)-1] = -1
-				}
-				if pt, ok := steamPrediction(snap, a, models, uint64(seed)); ok {
-					pending = append(pending, pt)
-					pending[len(pending)-1].stage = stage
-					appOf[len(pending)-1] = a.ID
-					heldIdx[len(pending)-1] = -1
+				// Candidates 3 and 2, run only with -candidates.
+				for _, predict := range []func(cluster.Snapshot, cluster.App, map[string]deadline.PhaseModel, uint64) (predictionPoint, bool){sharePrediction, steamPrediction} {
+					if !o.Candidates {
+						break
+					}
+					if pt, ok := predict(snap, a, models, uint64(seed)); ok {
+						pending = append(pending, pt)
+						pending[len(pending)-1].stage = stage
+						appOf[len(pending)-1] = a.ID
+						heldIdx[len(pending)-1] = -1
+					}
 				}
 				for v, reports := range variants {
 					for _, q := range reports {
@@ -593,7 +602,14 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 			points = append(points, p)
 		}
 	}
-	rows := predictionRows(points, 0, sc.Name, "")
+	// What ships is variant 16's rows (the report's default); the rest,
+	// candidates, earlier defaults and diagnostics, print with -candidates
+	// (and only then are computed).
+	rows := predictionRows(points, shippedVariant, sc.Name, shippedPrefix)
+	if !o.Candidates {
+		return rows, nil
+	}
+	rows = predictionRows(points, 0, sc.Name, "")
 	rows = append(rows, heldRow(points, sc.Name))
 	rows = append(rows, predictionRows(points, 1, sc.Name, "candidate, class model updated with the job's own finished maps (deadline.WithOwnMaps): ")...)
 	rows = append(rows, predictionRows(points, 2, sc.Name, "candidate, STEAMEngine map extrapolation + Monte-Carlo reduce phase: ")...)
@@ -601,7 +617,7 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	rows = append(rows, predictionRows(points, 4, sc.Name, "calibrated by the class's residuals (deadline.Calibrated): ")...)
 	rows = append(rows, predictionRows(points, 6, sc.Name, "candidate, running maps by their own rate (deadline.TaskRemaining), uncalibrated: ")...)
 	rows = append(rows, predictionRows(points, 5, sc.Name, "candidate, running maps by their own rate, calibrated (step CDF): ")...)
-	rows = append(rows, predictionRows(points, 16, sc.Name, "the report's default, running maps by their own rate, running reduces at their node type's fit (deadline.ReduceKinds) by the share left once the maps are done, calibrated, conformal CDF, P50 by the shrunk correction: ")...)
+	rows = append(rows, predictionRows(points, shippedVariant, sc.Name, shippedPrefix)...)
 	rows = append(rows, predictionRows(points, 11, sc.Name, "the previous default (16 without node types: running reduces by the share left at the class's fit): ")...)
 	rows = append(rows, predictionRows(points, 15, sc.Name, "the previous default (P50 at the calibrated distribution's median): ")...)
 	rows = append(rows, predictionRows(points, 7, sc.Name, "the previous default (running reduces costed whole): ")...)
@@ -618,8 +634,20 @@ func predictionErrorOn(o Options, scenario string) ([]Row, error) {
 	rows = append(rows, predictionRows(points, 21, sc.Name, "candidate, 20 with the pooling's credibility estimated from the classes (deadline.Residuals.PooledEB): ")...)
 	rows = append(rows, predictionRows(points, 22, sc.Name, "candidate, 20 with node-typed outlooks' residuals kept apart (SplitTypedReduces, Mondrian conformal): ")...)
 	rows = append(rows, calibrationSplitRow(points, []int{11, 16, 18, 20, 21, 22}, sc.Name))
-	return append(rows, residualRow(points, res, jobsByClass, sc.Name)), nil
+	rows = append(rows, residualRow(points, res, jobsByClass, sc.Name))
+	for i := range rows {
+		rows[i].Detail = !strings.HasPrefix(rows[i].Name, shippedPrefix)
+	}
+	return rows, nil
 }
+
+// shippedVariant is the prediction variant the sidecar runs (the deadline
+// report's default, deadlineStep): the one variant computed and printed
+// without -candidates.
+const shippedVariant = 16
+
+// shippedPrefix names the shipped variant's rows.
+const shippedPrefix = "the report's default, running maps by their own rate, running reduces at their node type's fit (deadline.ReduceKinds) by the share left once the maps are done, calibrated, conformal CDF, P50 by the shrunk correction: "
 
 // calibrationSplitRow is a diagnostic of where a variant's P(meet) is
 // off: its worst decile (and the deciles) over each of calibrationParts.

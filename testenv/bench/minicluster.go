@@ -13,7 +13,7 @@ import (
 // held. Baseline: real time (1×) — YARN's Scheduler Load Simulator replays
 // in real time.
 func init() {
-	register(Bench{Area: "mini cluster", Order: 10, Run: benchMiniCluster})
+	register(Bench{Area: "mini cluster", Order: 10, Run: benchMiniCluster, Rows: 3})
 }
 
 func benchMiniCluster(o Options) ([]Row, error) {

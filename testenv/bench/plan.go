@@ -12,7 +12,7 @@ import (
 // partition of 300,000 slots and a GPU partition of 16,000 (scale-10k's
 // shape), every queue busy and able to use the GPU partition.
 func init() {
-	register(Bench{Area: "plan", Order: 45, Run: benchPlan})
+	register(Bench{Area: "plan", Order: 45, Run: benchPlan, Rows: 1})
 }
 
 func benchPlan(o Options) ([]Row, error) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
@@ -19,7 +20,8 @@ import (
 // (preemption.max_lost_work_per_cycle bounds each cycle's cut), and the
 // sidecar allowed to use preemption on purpose.
 func init() {
-	register(Bench{Area: "preemption", Order: 55, Run: runPreemption})
+	// Rows: lee-toy 6, hetero-100 4, shield-return 4.
+	register(Bench{Area: "preemption", Order: 55, Run: runPreemption, Rows: 14})
 }
 
 // withPreemption is a scenario as an admin would switch preemption and
@@ -66,7 +68,7 @@ func runPreemption(o Options) ([]Row, error) {
 			purpose: make([]experiment.Result, len(seeds))}
 		var tasks []func() error
 		for k, s := range seeds {
-			run := func(into []experiment.Result, mode sidecar.Mode, onPurpose bool) func() error {
+			run := func(into []experiment.Result, mode act.Mode, onPurpose bool) func() error {
 				return func() error {
 					cfg, _ := sidecar.ParseConfig(nil)
 					cfg.Mode = mode
@@ -76,15 +78,15 @@ func runPreemption(o Options) ([]Row, error) {
 					return err
 				}
 			}
-			tasks = append(tasks, run(runs.stock, sidecar.ModeDryRun, false), run(runs.safe, sidecar.ModeApply, false),
-				run(runs.purpose, sidecar.ModeApply, true))
+			tasks = append(tasks, run(runs.stock, act.ModeDryRun, false), run(runs.safe, act.ModeApply, false),
+				run(runs.purpose, act.ModeApply, true))
 		}
 		if err := experiment.Parallel(tasks); err != nil {
 			return nil, fmt.Errorf("%s with preemption: %w", name, err)
 		}
 		rows = append(rows, preemptionRows(name, runs)...)
 		rows = append(rows, Row{Area: "preemption", Name: fmt.Sprintf("%s: wall time of %d seeds × (stock, safe, on purpose)", name, len(seeds)),
-			Figure: time.Since(start).Round(time.Second).String()})
+			Figure: time.Since(start).Round(time.Second).String(), Detail: true})
 	}
 	sr, err := shieldRows(o)
 	if err != nil {
@@ -108,6 +110,12 @@ func preemptionRows(name string, runs preemptionRuns) []Row {
 	row := func(what, fig, base, ratio, goal string) {
 		rows = append(rows, Row{Area: "preemption", Name: fmt.Sprintf("%s+preemption (%d seeds): %s", name, n, what), Figure: fig, Baseline: base, Ratio: ratio, Goal: goal})
 	}
+	// detail is a row printed only with -candidates (a breakdown, or a
+	// figure no goal reads).
+	detail := func(what, fig, base, ratio, goal string) {
+		row(what, fig, base, ratio, goal)
+		rows[len(rows)-1].Detail = true
+	}
 	modes := []struct {
 		label string
 		rs    []experiment.Result
@@ -128,12 +136,12 @@ func preemptionRows(name string, runs preemptionRuns) []Row {
 				fmt.Sprintf("%.1f%%", 100*share(runs.stock)), "", "≥95% (78% without preemption)")
 		}
 		for _, m := range modes { // usable.go: the same ΣPS over the slots a map can take
-			row("ΣPS while both jobs run, share of the usable-capacity bound, "+m.label+" vs stock", fmt.Sprintf("%.1f%%", 100*meanUsableShare(m.rs)),
+			detail("ΣPS while both jobs run, share of the usable-capacity bound, "+m.label+" vs stock", fmt.Sprintf("%.1f%%", 100*meanUsableShare(m.rs)),
 				fmt.Sprintf("%.1f%%", 100*meanUsableShare(runs.stock)), "", "")
 		}
 	}
 	stockLost := meanOver(runs.stock, lostPerHour)
-	row("container-s of work lost to preemption per hour, stock", fmt.Sprintf("%.0f", stockLost), "", "", "")
+	detail("container-s of work lost to preemption per hour, stock", fmt.Sprintf("%.0f", stockLost), "", "", "")
 	for _, m := range modes {
 		v := meanOver(m.rs, lostPerHour)
 		ratio := ""
@@ -144,6 +152,10 @@ func preemptionRows(name string, runs preemptionRuns) []Row {
 		if m.label == "sidecar safe" {
 			goal = "≤ stock"
 		}
+		if goal == "" {
+			detail("container-s of work lost to preemption per hour, "+m.label, fmt.Sprintf("%.0f", v), fmt.Sprintf("%.0f", stockLost), ratio, goal)
+			continue
+		}
 		row("container-s of work lost to preemption per hour, "+m.label, fmt.Sprintf("%.0f", v), fmt.Sprintf("%.0f", stockLost), ratio, goal)
 	}
 	spec := func(rs []experiment.Result) string {
@@ -152,10 +164,10 @@ func preemptionRows(name string, runs preemptionRuns) []Row {
 		p := meanOver(rs, func(r experiment.Result) float64 { return float64(r.Preempted) })
 		return fmt.Sprintf("%.0f preempted, %.0f speculative losers (%.0f container-s)", p, k, s)
 	}
-	row("containers killed per run, stock / safe / on purpose", spec(runs.stock)+" / "+spec(runs.safe)+" / "+spec(runs.purpose), "", "", "")
+	detail("containers killed per run, stock / safe / on purpose", spec(runs.stock)+" / "+spec(runs.safe)+" / "+spec(runs.purpose), "", "", "")
 	for _, m := range modes {
 		f := func(r experiment.Result) float64 { return meanJobTime(r).Seconds() }
-		row("mean job completion, "+m.label+" vs stock", dur(meanOver(m.rs, f)), dur(meanOver(runs.stock, f)),
+		detail("mean job completion, "+m.label+" vs stock", dur(meanOver(m.rs, f)), dur(meanOver(runs.stock, f)),
 			fmt.Sprintf("%.2f×", meanOver(m.rs, f)/meanOver(runs.stock, f)), "")
 		var slower []string
 		for _, class := range classesOf(runs.stock[0]) {
@@ -165,10 +177,11 @@ func preemptionRows(name string, runs preemptionRuns) []Row {
 				slower = append(slower, fmt.Sprintf("%s %.2f×", class, sd/st))
 			}
 			if len(classesOf(runs.stock[0])) <= 4 {
-				row(fmt.Sprintf("mean %s completion, %s vs stock", class, m.label), dur(sd), dur(st), fmt.Sprintf("%.2f×", sd/st), "")
+				detail(fmt.Sprintf("mean %s completion, %s vs stock", class, m.label), dur(sd), dur(st), fmt.Sprintf("%.2f×", sd/st), "")
 			}
 		}
 		row("classes >2% slower than stock, "+m.label, fmt.Sprintf("%d %s", len(slower), strings.Join(slower, ", ")), "", "", "0")
 	}
+	row("reversals per queue per hour, worst queue of any seed (mean over changed queues): sidecar safe; on purpose", reversalFigure(runs.safe)+"; "+reversalFigure(runs.purpose), "", "", "≤1")
 	return rows
 }

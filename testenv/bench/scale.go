@@ -13,6 +13,9 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
@@ -38,7 +41,8 @@ import (
 // every request of a measure (requests overlap, so the sum can exceed the
 // wall time) and the RM process's CPU meanwhile (rendering, GC, serving).
 func init() {
-	register(Bench{Area: "scale", Order: 21, Run: benchScale})
+	// Rows: per cluster: one snapshot, the next, one cycle.
+	register(Bench{Area: "scale", Order: 21, Run: benchScale, Rows: 6})
 }
 
 // scaleReps is how often the snapshot and scrape are measured (medians
@@ -121,7 +125,7 @@ func benchScale(o Options) ([]Row, error) {
 
 // stepTimer wraps the loop's observer, learner and decider to time each.
 type stepTimer struct {
-	obs                      sidecar.Observer
+	obs                      act.Observer
 	learn                    sidecar.Learner
 	dec                      sidecar.Decider
 	observe, conf, learnT, d time.Duration
@@ -185,15 +189,15 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		return nil, err
 	}
 	classifier := hostRules(sc)
-	api := sidecar.YARN{Client: client, Jobs: true, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
-	observeOnly := sidecar.YARN{Client: client, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
+	api := act.YARN{Client: client, Jobs: true, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
+	observeOnly := act.YARN{Client: client, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
 
 	// One snapshot vs the exporter's scrape, back to back, reps times
 	// alternating; each snapshot but the last by a fresh client, the last
 	// by the client the next snapshot and the cycle go on with.
-	fresh := func() (sidecar.YARN, error) {
+	fresh := func() (act.YARN, error) {
 		cl, err := yarn.New(yarn.Config{RMAddresses: []string{rm.URL}, Timeout: time.Minute, MaxResponseBytes: 1 << 30})
-		return sidecar.YARN{Client: cl, NodeType: classifier.TypeOf}, err
+		return act.YARN{Client: cl, NodeType: classifier.TypeOf}, err
 	}
 	reps := scaleReps(o)
 	// The floors' URIs, as a client of the daemon's options sends them:
@@ -204,7 +208,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	recorded := sidecar.YARN{Client: recClient, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
+	recorded := act.YARN{Client: recClient, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge}
 	if _, err := recorded.Observe(ctx, now); err != nil {
 		return nil, fmt.Errorf("snapshot, recorded: %w", err)
 	}
@@ -319,7 +323,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	reread := sidecar.YARN{Client: rereadClient, NodeType: classifier.TypeOf, NodeListingMaxAge: -1}
+	reread := act.YARN{Client: rereadClient, NodeType: classifier.TypeOf, NodeListingMaxAge: -1}
 	if _, err := reread.Observe(ctx, now); err != nil {
 		return nil, fmt.Errorf("snapshot, listing re-read: %w", err)
 	}
@@ -329,7 +333,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	fullApps := sidecar.YARN{Client: fullAppsClient, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge, AppUsageMaxAge: -1}
+	fullApps := act.YARN{Client: fullAppsClient, NodeType: classifier.TypeOf, NodeListingMaxAge: o.NodeListingMaxAge, AppUsageMaxAge: -1}
 	if _, err := fullApps.Observe(ctx, now); err != nil {
 		return nil, fmt.Errorf("snapshot, apps read in full: %w", err)
 	}
@@ -386,7 +390,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		return nil, err
 	}
 	defer store.Close()
-	learner := &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: calibrate.ClassKey("tag"), RecomputeEvery: 5 * time.Minute}
+	learner := &learn.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: calibrate.ClassKey("tag"), RecomputeEvery: 5 * time.Minute}
 	if err := learner.Refresh(); err != nil {
 		return nil, err
 	}
@@ -396,10 +400,10 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	slot := cluster.Resource{MemoryMB: 2048, VCores: 1}
 	steps := &stepTimer{obs: api, learn: learner,
 		dec: scaleDecider(learner, classifier)}
-	loop := &sidecar.Loop{Observer: steps, Learner: steps, Decider: steps, Applier: &sidecar.Applier{API: api, User: "yarn-sidecar"},
-		Mode: sidecar.ModeDryRun, Now: clock,
-		Rules: func(s cluster.Snapshot) sidecar.SafetyRules {
-			return sidecar.SafetyRules{MaxStepPercent: 10, HysteresisPercent: 2, FloorPercent: sidecar.FloorRule(s, slot, 1)}
+	loop := &sidecar.Loop{Observer: steps, Learner: steps, Decider: steps, Applier: &act.Applier{API: api, User: "yarn-sidecar"},
+		Mode: act.ModeDryRun, Now: clock,
+		Rules: func(s cluster.Snapshot) plan.SafetyRules {
+			return plan.SafetyRules{MaxStepPercent: 10, HysteresisPercent: 2, FloorPercent: sidecar.FloorRule(s, slot, 1)}
 		}}
 	if err := advance(30 * time.Second); err != nil {
 		return nil, err
@@ -420,7 +424,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		return nil, err
 	}
 	planStart := time.Now()
-	plan, err := sidecar.BuildPlan(rep.Snapshot.Time, live, rep.Snapshot.ConfVersion, rep.Decision.Targets, loop.Rules(rep.Snapshot))
+	plan, err := plan.BuildPlan(rep.Snapshot.Time, live, rep.Snapshot.ConfVersion, rep.Decision.Targets, loop.Rules(rep.Snapshot))
 	if err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}
@@ -429,7 +433,7 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	plan.Priorities = rep.Decision.Priorities
 	// The dry-run apply alone, on that plan (validation against the mini
 	// RM included, writes recorded only).
-	applier := sidecar.Applier{API: &sidecar.DryRunAPI{Inner: api}, User: "yarn-sidecar", Mode: sidecar.ModeDryRun}
+	applier := act.Applier{API: &act.DryRunAPI{Inner: api}, User: "yarn-sidecar", Mode: act.ModeDryRun}
 	applyStart := time.Now()
 	if _, err := applier.Apply(ctx, plan); err != nil {
 		return nil, fmt.Errorf("dry-run apply: %w", err)
@@ -474,12 +478,12 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 			Figure:   fmt.Sprintf("%s%s; CPU client %s + RM %s", ms(allM.Wall), all.spread(), ms(allM.CPU), ms(allRM.CPU)),
 			Baseline: fmt.Sprintf("exporter scrape %s", ms(exM.Wall)),
 			Ratio: fmt.Sprintf("%.2f× the exporter; the snapshot takes %.2f× this, the listings add %.2f× the exporter to the floor",
-				allM.Wall.Seconds()/exM.Wall.Seconds(), snM.Wall.Seconds()/allM.Wall.Seconds(), (allM.Wall-flM.Wall).Seconds()/exM.Wall.Seconds())},
+				allM.Wall.Seconds()/exM.Wall.Seconds(), snM.Wall.Seconds()/allM.Wall.Seconds(), (allM.Wall-flM.Wall).Seconds()/exM.Wall.Seconds()), Detail: true},
 		{Area: "scale", Name: fmt.Sprintf("%s: one snapshot, every answer pre-rendered (the client's cost; %s)", name, rmShare(snPRM, snPM.Wall)),
 			Figure:   fmt.Sprintf("%s%s, %.0f MiB heap", ms(snPM.Wall), snP.spread(), mib(snPM.PeakHeap)),
 			Baseline: fmt.Sprintf("exporter scrape, pre-rendered: %s%s, %.0f MiB", ms(exPM.Wall), exP.spread(), mib(exPM.PeakHeap)),
 			Ratio:    fmt.Sprintf("%.2f× time, %.2f× heap", snPM.Wall.Seconds()/exPM.Wall.Seconds(), float64(snPM.PeakHeap)/float64(max(exPM.PeakHeap, 1))),
-			Goal:     "≤0.5× time, ≤1× heap"},
+			Goal:     "≤0.5× time, ≤1× heap", Detail: true}, // the client's share of the row above's goal
 		{Area: "scale", Name: fmt.Sprintf("%s: the next snapshot, 30 s later (node listing reused: %v; apps read without resourceInfo, use per partition estimated for %d changed apps); %s",
 			name, snap.NodesReused, usageEstimated(snap), rmShare(nxRM, nxM.Wall)),
 			Figure:   fmt.Sprintf("%s%s, %.0f MiB heap; %s", ms(nxM.Wall), nx.spread(), mib(nxM.PeakHeap), cpu(nxM, nxRM)),
@@ -490,13 +494,13 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 		{Area: "scale", Name: fmt.Sprintf("%s: the next snapshot re-reading the node listing every time (node_listing_max_age -1), same rounds; %s", name, rmShare(nxOffRM, nxOffM.Wall)),
 			Figure:   fmt.Sprintf("%s%s, %.0f MiB heap", ms(nxOffM.Wall), nxOff.spread(), mib(nxOffM.PeakHeap)),
 			Baseline: fmt.Sprintf("exporter scrape %s", ms(nxExM.Wall)),
-			Ratio:    fmt.Sprintf("%.2f× time; reuse saves %.0f%%", nxOffM.Wall.Seconds()/nxExM.Wall.Seconds(), 100*(1-nxM.Wall.Seconds()/nxOffM.Wall.Seconds()))},
+			Ratio:    fmt.Sprintf("%.2f× time; reuse saves %.0f%%", nxOffM.Wall.Seconds()/nxExM.Wall.Seconds(), 100*(1-nxM.Wall.Seconds()/nxOffM.Wall.Seconds())), Detail: true},
 		{Area: "scale", Name: fmt.Sprintf("%s: the next snapshot reading apps with resourceInfo every time (app_usage_max_age -1), same rounds; %s", name, rmShare(nxFullRM, nxFullM.Wall)),
 			Figure:   fmt.Sprintf("%s%s, %.0f MiB heap; %s", ms(nxFullM.Wall), nxFull.spread(), mib(nxFullM.PeakHeap), cpu(nxFullM, nxFullRM)),
 			Baseline: fmt.Sprintf("exporter scrape %s", ms(nxExM.Wall)),
 			Ratio: fmt.Sprintf("%.2f× time; %s; lean apps reads save %.0f%% time, %.0f%% CPU (client + RM)", nxFullM.Wall.Seconds()/nxExM.Wall.Seconds(),
 				cpuRatio(nxFullM, nxFullRM, nxExM, nxExRM), 100*(1-nxM.Wall.Seconds()/nxFullM.Wall.Seconds()),
-				100*(1-(nxM.CPU+nxRM.CPU).Seconds()/max((nxFullM.CPU+nxFullRM.CPU).Seconds(), 1e-9)))},
+				100*(1-(nxM.CPU+nxRM.CPU).Seconds()/max((nxFullM.CPU+nxFullRM.CPU).Seconds(), 1e-9))), Detail: true},
 		{Area: "scale", Name: fmt.Sprintf("%s: one control cycle, dry-run (observe with running jobs' AMs, learn, decide, plan, apply); %s", name, rmShare(cyRM, cyM.Wall)),
 			Figure:   fmt.Sprintf("%s, %.0f MiB heap", ms(cyM.Wall), mib(cyM.PeakHeap)),
 			Baseline: fmt.Sprintf("exporter scrape %s", ms(exM.Wall)),
@@ -515,13 +519,13 @@ func benchScaleOne(o Options, name string) ([]Row, error) {
 	rows = append(rows, Row{Area: "scale", Name: fmt.Sprintf("%s: the cycle's requests to running jobs' AMs (budget %d, 2 per job read, 3 at its first: the conf); jobs read fresh / kept / estimated from the RM's progress", name, yarn.DefaultJobBudget),
 		Figure:   fmt.Sprintf("%d requests; %d / %d / %d", cyAM, views[cluster.JobFresh], views[cluster.JobReused], views[cluster.JobEstimated]),
 		Baseline: fmt.Sprintf("%d running MapReduce apps (%d requests to read every job)", mrApps, 2*mrApps),
-		Ratio:    fmt.Sprintf("%.2f×", float64(cyAM)/float64(max(1, 2*mrApps)))})
+		Ratio:    fmt.Sprintf("%.2f×", float64(cyAM)/float64(max(1, 2*mrApps))), Detail: true})
 	for _, s := range []struct {
 		step string
 		d    time.Duration
 	}{{"observe", steps.observe}, {"learn (jobs finished in 30 s)", steps.learnT}, {"read scheduler-conf", steps.conf}, {"decide", steps.d}, {"plan (alone, on the cycle's decision)", planT}, {"dry-run apply (alone, on that plan)", applyT}} {
 		rows = append(rows, Row{Area: "scale", Name: fmt.Sprintf("%s: cycle step %s", name, s.step), Figure: ms(s.d),
-			Ratio: fmt.Sprintf("%.0f%% of the cycle", 100*s.d.Seconds()/cyM.Wall.Seconds())})
+			Ratio: fmt.Sprintf("%.0f%% of the cycle", 100*s.d.Seconds()/cyM.Wall.Seconds()), Detail: true})
 	}
 	return rows, nil
 }
@@ -575,13 +579,16 @@ func floorRow(name, kind, answers, rmShare, spread string, fl Measured, flRM rmR
 		Baseline: fmt.Sprintf("exporter scrape %s; CPU client %s + RM %s", ms(ex.Wall), ms(ex.CPU), ms(exRM.CPU)),
 		Ratio: fmt.Sprintf("floor: the answers a snapshot needs, read and discarded: %s = %.2f× the exporter (%.2f× CPU); the snapshot takes %.2f× the floor",
 			ms(fl.Wall), fl.Wall.Seconds()/ex.Wall.Seconds(), (fl.CPU+flRM.CPU).Seconds()/max((ex.CPU+exRM.CPU).Seconds(), 1e-9), snap.Wall.Seconds()/fl.Wall.Seconds()),
-		Goal: "≤0.5× the exporter, or the goal is out of reach"}
+		Goal: "≤0.5× the exporter, or the goal is out of reach",
+		// A diagnostic of whether the snapshot's goal is reachable here;
+		// the snapshot's row states the goal.
+		Detail: true}
 }
 
 // scaleDecider is the daemon's decider (sidecar.NewDecider on the default
 // config, the slot read from the cluster) with 50 Monte-Carlo draws per job
 // instead of 2,000, so the cycle's time is the plan's and not the sampler's.
-func scaleDecider(learner *sidecar.HistoryLearner, classifier calibrate.Classifier) *sidecar.PSDecider {
+func scaleDecider(learner *learn.HistoryLearner, classifier calibrate.Classifier) *sidecar.PSDecider {
 	cfg, _ := sidecar.ParseConfig(nil)
 	return sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier,
 		Sizer: &sidecar.SlotSizer{}, Samples: 50})

@@ -17,7 +17,8 @@ import (
 // on separate seeds, then run on the benchmark's seeds), the sidecar
 // steering, and, where the scenario allows an exact argument, the oracle.
 func init() {
-	register(Bench{Area: "steering", Order: 50, Run: runSteering})
+	// Rows: lee-gpu 6, lee-toy 7, hetero-100 8, fb-2009 7.
+	register(Bench{Area: "steering", Order: 50, Run: runSteering, Rows: 28})
 }
 
 // secondDay: scenarios whose stock warm-up never runs maps on some node
@@ -66,7 +67,7 @@ func steeringScenarioRuns(sc string, o Options) ([]Row, *experiment.Comparison, 
 		return nil, nil, err
 	}
 	return append(rows, Row{Area: "steering", Name: fmt.Sprintf("%s: wall time of %d seeds × (stock, best static, sidecar) + sweep", sc, len(seeds)),
-		Figure: time.Since(start).Round(time.Second).String()}), runs, nil
+		Figure: time.Since(start).Round(time.Second).String(), Detail: true}), runs, nil
 }
 
 func benchSeeds(o Options) []int64 {
@@ -124,6 +125,12 @@ func steeringRows(sc string, runs *experiment.Comparison) ([]Row, error) {
 	row := func(name, fig, base, ratio, goal string) {
 		rows = append(rows, Row{Area: "steering", Name: fmt.Sprintf("%s (%d seeds): %s", sc, n, name), Figure: fig, Baseline: base, Ratio: ratio, Goal: goal})
 	}
+	// detail is a row printed only with -candidates: a per-class
+	// breakdown of a goal row, or a figure no goal reads.
+	detail := func(name, fig, base, ratio, goal string) {
+		row(name, fig, base, ratio, goal)
+		rows[len(rows)-1].Detail = true
+	}
 	slower := 0
 	for k := range runs.Sidecar {
 		st := runs.Stock[k].ByName()
@@ -163,7 +170,7 @@ func steeringRows(sc string, runs *experiment.Comparison) ([]Row, error) {
 				goal += map[string]string{"crypto": " (Lee ≈0.70×)", "sort": " (Lee: not slower)"}[name]
 			}
 			row(name+" completion, sidecar vs stock", dur(side), dur(stock), fmt.Sprintf("%.2f×", side/stock), goal)
-			row(name+" completion, best static ["+runs.StaticName+"] vs stock", dur(static), dur(stock), fmt.Sprintf("%.2f×", static/stock), "")
+			detail(name+" completion, best static ["+runs.StaticName+"] vs stock", dur(static), dur(stock), fmt.Sprintf("%.2f×", static/stock), "")
 			// Share of the oracle's gain captured, per seed then averaged;
 			// the best static configuration's beside it: the oracle is a
 			// fluid allocation (no tasks, no reduces), which even the
@@ -187,7 +194,7 @@ func steeringRows(sc string, runs *experiment.Comparison) ([]Row, error) {
 				share += s / b / float64(n)
 			}
 			row("ΣPS while both jobs run, share of its upper bound", fmt.Sprintf("%.1f%%", 100*share), "", "", "reach the bound")
-			row("ΣPS while both jobs run, share of the usable-capacity bound (usable.go)", fmt.Sprintf("%.1f%%", 100*meanUsableShare(runs.Sidecar)), "", "", "")
+			detail("ΣPS while both jobs run, share of the usable-capacity bound (usable.go)", fmt.Sprintf("%.1f%%", 100*meanUsableShare(runs.Sidecar)), "", "", "")
 		}
 	default:
 		stock := meanOver(runs.Stock, func(r experiment.Result) float64 { return meanJobTime(r).Seconds() })
@@ -197,28 +204,37 @@ func steeringRows(sc string, runs *experiment.Comparison) ([]Row, error) {
 		row("mean job completion, sidecar (day 1) vs best static ["+runs.StaticName+"]", dur(side), dur(static), fmt.Sprintf("%.2f×", side/static), "≤1")
 		if runs.Sidecar2 != nil {
 			side2 := meanOver(runs.Sidecar2, func(r experiment.Result) float64 { return meanJobTime(r).Seconds() })
-			row("mean job completion, sidecar (day 2) vs stock", dur(side2), dur(stock), fmt.Sprintf("%.2f×", side2/stock), "<1")
-			row("mean job completion, sidecar (day 2) vs best static ["+runs.StaticName+"]", dur(side2), dur(static), fmt.Sprintf("%.2f×", side2/static), "≤1")
+			// Day 2 is steady state, day 1 (above) the figure with the
+			// goal: it pays for calibration as a new install does.
+			detail("mean job completion, sidecar (day 2) vs stock", dur(side2), dur(stock), fmt.Sprintf("%.2f×", side2/stock), "<1")
+			detail("mean job completion, sidecar (day 2) vs best static ["+runs.StaticName+"]", dur(side2), dur(static), fmt.Sprintf("%.2f×", side2/static), "≤1")
 			for _, class := range classesOf(runs.Sidecar2[0]) {
 				f := func(r experiment.Result) float64 { return meanClassTime(r, class) }
-				row("mean "+class+" completion, sidecar (day 2) vs stock", dur(meanOver(runs.Sidecar2, f)), dur(meanOver(runs.Stock, f)),
+				detail("mean "+class+" completion, sidecar (day 2) vs stock", dur(meanOver(runs.Sidecar2, f)), dur(meanOver(runs.Stock, f)),
 					fmt.Sprintf("%.2f×", meanOver(runs.Sidecar2, f)/meanOver(runs.Stock, f)), "")
 			}
 		}
 		for _, class := range classesOf(runs.Sidecar[0]) {
 			f := func(r experiment.Result) float64 { return meanClassTime(r, class) }
-			row("mean "+class+" completion, sidecar (day 1) vs stock", dur(meanOver(runs.Sidecar, f)), dur(meanOver(runs.Stock, f)),
+			detail("mean "+class+" completion, sidecar (day 1) vs stock", dur(meanOver(runs.Sidecar, f)), dur(meanOver(runs.Stock, f)),
 				fmt.Sprintf("%.2f×", meanOver(runs.Sidecar, f)/meanOver(runs.Stock, f)), "")
 		}
 		// The typical (small) job of each class: the median over the
 		// seeds' pooled jobs, from the same table `yarnsim compare` prints.
+		// One row for the goal (no class's median >2% slower), the
+		// classes' own rows behind -candidates.
+		medianSlower := []string{}
 		for _, c := range runs.Table().Classes {
 			if c.Class == "all" {
 				continue
 			}
-			row("median "+c.Class+" completion, sidecar (day 1) vs stock", dur(c.Sidecar.MedianSeconds), dur(c.Stock.MedianSeconds),
+			if c.Sidecar.MedianSeconds > 1.02*c.Stock.MedianSeconds {
+				medianSlower = append(medianSlower, fmt.Sprintf("%s %.2f×", c.Class, c.Sidecar.MedianSeconds/c.Stock.MedianSeconds))
+			}
+			detail("median "+c.Class+" completion, sidecar (day 1) vs stock", dur(c.Sidecar.MedianSeconds), dur(c.Stock.MedianSeconds),
 				fmt.Sprintf("%.2f×", c.Sidecar.MedianSeconds/c.Stock.MedianSeconds), "not >1.02×")
 		}
+		row("classes whose median completion is >2% slower than stock (day 1)", fmt.Sprintf("%d %v", len(medianSlower), medianSlower), "", "", "0 (each not >1.02×)")
 		var sS, sB, sM, tS, tB, tM float64
 		for k := range runs.Sidecar {
 			s, b, m := psStats(runs.Sidecar[k], 1)
@@ -227,7 +243,7 @@ func steeringRows(sc string, runs *experiment.Comparison) ([]Row, error) {
 			tS, tB, tM = tS+s/float64(n), tB+b/float64(n), tM+m/float64(n)
 		}
 		row("ΣPS (time average), sidecar vs stock", fmt.Sprintf("%.2f", sS), fmt.Sprintf("%.2f", tS), fmt.Sprintf("%.2f×", sS/tS), ">1")
-		row("ΣPS share of its upper bound, sidecar (stock)", fmt.Sprintf("%.0f%%", 100*sS/sB), fmt.Sprintf("%.0f%%", 100*tS/tB), "", "")
+		detail("ΣPS share of its upper bound, sidecar (stock)", fmt.Sprintf("%.0f%%", 100*sS/sB), fmt.Sprintf("%.0f%%", 100*tS/tB), "", "")
 		row("min PS (time average), sidecar vs stock", fmt.Sprintf("%.3f", sM), fmt.Sprintf("%.3f", tM), fmt.Sprintf("%.2f×", sM/tM), "≥1")
 		var mS, tot, mT, totT int
 		for k := range runs.Sidecar {
@@ -250,7 +266,7 @@ func steeringRows(sc string, runs *experiment.Comparison) ([]Row, error) {
 	row("reversals per queue per hour, sidecar: worst queue of any seed (mean over changed queues)", reversalFigure(runs.Sidecar), "", "", "≤1")
 	applied := meanOver(runs.Sidecar, func(r experiment.Result) float64 { return float64(r.Applied) })
 	cycles := meanOver(runs.Sidecar, func(r experiment.Result) float64 { return float64(r.Cycles) })
-	row("plans applied per run / cycles", fmt.Sprintf("%.0f / %.0f", applied, cycles), "", "", "")
+	detail("plans applied per run / cycles", fmt.Sprintf("%.0f / %.0f", applied, cycles), "", "", "")
 	return rows, nil
 }
 

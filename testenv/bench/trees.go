@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
@@ -22,7 +23,7 @@ import (
 // sidecar's gain the default band and rate limit keep. Baselines are
 // measured in the same run.
 func init() {
-	register(Bench{Area: "trees", Order: 55, Run: runTrees})
+	register(Bench{Area: "trees", Order: 55, Run: runTrees, Rows: 9})
 }
 
 func runTrees(o Options) ([]Row, error) {
@@ -94,7 +95,7 @@ func runTrees(o Options) ([]Row, error) {
 	for i, j := range jobs {
 		tasks = append(tasks, func() error {
 			cfg, _ := sidecar.ParseConfig(nil)
-			cfg.Mode = sidecar.ModeApply
+			cfg.Mode = act.ModeApply
 			if !j.bounded {
 				unbounded(cfg)
 			}
@@ -114,7 +115,7 @@ func runTrees(o Options) ([]Row, error) {
 						maxPH = rep.Outcome.MutationsLastHour
 					}
 					// Scheduler-conf mutations only (priority-only plans are not).
-					if rep.Outcome.Result == sidecar.ResultApplied && rep.Plan != nil && len(rep.Plan.Mutation.UpdateQueue)+len(rep.Plan.Mutation.GlobalUpdates)+len(rep.Plan.Mutation.AddQueue)+len(rep.Plan.Mutation.RemoveQueue) > 0 {
+					if rep.Outcome.Result == act.ResultApplied && rep.Plan != nil && len(rep.Plan.Mutation.UpdateQueue)+len(rep.Plan.Mutation.GlobalUpdates)+len(rep.Plan.Mutation.AddQueue)+len(rep.Plan.Mutation.RemoveQueue) > 0 {
 						mutations++
 					}
 				}})
@@ -137,6 +138,10 @@ func runTrees(o Options) ([]Row, error) {
 	if err := experiment.Parallel(tasks); err != nil {
 		return nil, err
 	}
+	// One row per goal over the scenarios (mutations per hour, guarantees
+	// in band, reversals); each scenario's own rows behind -candidates.
+	var perHour, bands, flips []string
+	totalPlans, totalViol := 0, 0
 	for _, s := range scenarios {
 		var bounded, free, stocks []experiment.Result
 		maxPH, plans, viol, applied, hours := 0, 0, 0, 0, 0.0
@@ -174,12 +179,18 @@ func runTrees(o Options) ([]Row, error) {
 		}
 		k := len(bounded)
 		row(fmt.Sprintf("%s (%d seeds): mutations per hour, mean (most in any hour; a run under an hour counts as one)", s, k),
-			fmt.Sprintf("%.1f (%d)", float64(applied)/hours, maxPH), "", "", "≤ max_mutations_per_hour ("+strconv.Itoa(sidecar.DefaultMaxMutationsPerHour)+")")
+			fmt.Sprintf("%.1f (%d)", float64(applied)/hours, maxPH), "", "", "≤ max_mutations_per_hour ("+strconv.Itoa(act.DefaultMaxMutationsPerHour)+")")
+		rows[len(rows)-1].Detail = true
+		perHour = append(perHour, fmt.Sprintf("%s %.1f (%d)", s, float64(applied)/hours, maxPH))
 		v := fmt.Sprint(viol)
 		if first != "" {
 			v += " (first: " + first + ")"
 		}
 		row(fmt.Sprintf("%s (%d seeds): guarantees written outside their band or maximum-capacity above the admin's, of %d plans", s, k, plans), v, "", "", "0")
+		rows[len(rows)-1].Detail = true
+		totalPlans, totalViol = totalPlans+plans, totalViol+viol
+		bands = append(bands, fmt.Sprintf("%s %s of %d", s, v, plans))
+		flips = append(flips, s+" "+reversalFigure(bounded))
 		bm, sm := mean(bounded), mean(stocks)
 		switch s {
 		case "nested-percent", "nested-absolute":
@@ -195,9 +206,19 @@ func runTrees(o Options) ([]Row, error) {
 			fa := meanOver(free, func(r experiment.Result) float64 { return float64(r.Applied) })
 			fc := meanOver(free, func(r experiment.Result) float64 { return float64(r.Cycles) })
 			row(fmt.Sprintf("%s (%d seeds): mutations per hour, unbounded sidecar", s, k), fmt.Sprintf("%.1f", fa/(fc*30/3600)), "", "", "")
+			rows[len(rows)-1].Detail = true
 		}
 	}
+	if len(perHour) > 0 {
+		row(fmt.Sprintf("default band and rate limit (%d seeds each): mutations per hour, mean (most in any hour; a run under an hour counts as one), per scenario", n),
+			strings.Join(perHour, "; "), "", "", "≤ max_mutations_per_hour ("+strconv.Itoa(act.DefaultMaxMutationsPerHour)+")")
+		row(fmt.Sprintf("default band and rate limit (%d seeds each): guarantees written outside their band or maximum-capacity above the admin's, of %d plans", n, totalPlans),
+			fmt.Sprintf("%d (%s)", totalViol, strings.Join(bands, "; ")), "", "", "0")
+		row(fmt.Sprintf("default band and rate limit (%d seeds each): reversals per queue per hour, worst queue of any seed (mean over changed queues), per scenario", n),
+			strings.Join(flips, "; "), "", "", "≤1")
+	}
 	row(fmt.Sprintf("trees: wall time (%d seeds)", n), time.Since(start).Round(time.Second).String(), "", "", "")
+	rows[len(rows)-1].Detail = true
 	return rows, nil
 }
 
@@ -238,7 +259,7 @@ func nestedSweepRows(seeds []int64) ([]Row, error) {
 func unbounded(cfg *sidecar.Config) {
 	cfg.Guarantee = sidecar.GuaranteeConfig{Min: 1e-9, Max: 1e9}
 	off := 0.0
-	cfg.Rate = sidecar.RateConfig{MinApplyInterval: time.Nanosecond, MaxMutationsPerHour: 1 << 30, MinGainPercent: &off, FlapWindow: -1}
+	cfg.Rate = act.RateConfig{MinApplyInterval: time.Nanosecond, MaxMutationsPerHour: 1 << 30, MinGainPercent: &off, FlapWindow: -1}
 }
 
 func isTraceMissing(err error) bool {

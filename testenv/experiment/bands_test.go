@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 )
 
 // Issue 15: the sidecar never writes a guarantee outside its band, in any
@@ -18,7 +19,7 @@ func TestGuaranteesHoldOnEveryPlan(t *testing.T) {
 				t.Skip("short")
 			}
 			cfg, _ := sidecar.ParseConfig(nil)
-			cfg.Mode = sidecar.ModeApply
+			cfg.Mode = act.ModeApply
 			bc, err := NewBandChecker(scenario, cfg)
 			if err != nil {
 				t.Fatal(err)

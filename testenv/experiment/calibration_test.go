@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
 
@@ -31,7 +32,7 @@ func TestCalibrationMatchesTrueSpeeds(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg, _ := sidecar.ParseConfig(nil)
-			cfg.Mode = sidecar.ModeApply
+			cfg.Mode = act.ModeApply
 			cfg.Calibrate.ReferenceType = c.reference
 			cfg.NodeTypes = NodeTypeRules(sc)
 			res, err := RunSidecar(c.scenario, c.seed, SidecarOptions{WarmupSeed: c.seed + 100, Config: cfg, MCSamples: 50})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -117,7 +118,7 @@ func Compare(scenario string, o CompareOptions) (*Comparison, error) {
 		tasks = append(tasks,
 			func() error {
 				cfg, _ := sidecar.ParseConfig(nil)
-				cfg.Mode = sidecar.ModeDryRun
+				cfg.Mode = act.ModeDryRun
 				r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, Config: cfg, MCSamples: 50})
 				r.Mode = "stock"
 				out.Stock[k] = r

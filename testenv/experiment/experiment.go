@@ -18,6 +18,9 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/rmadmin"
@@ -148,6 +151,9 @@ type SidecarOptions struct {
 	// MaxCycles, when positive, stops the run after that many cycles (the
 	// jobs need not finish; Result.Jobs then holds those that did).
 	MaxCycles int
+	// SkipSteps runs the sidecar with these decide steps removed (their
+	// Name(); sidecar/step_skip.go): the step ablation of issue 32.
+	SkipSteps map[string]bool
 }
 
 // RunSidecar runs the scenario with the sidecar steering it in lock-step:
@@ -174,7 +180,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	cfg := o.Config
 	if cfg == nil {
 		cfg, _ = sidecar.ParseConfig(nil)
-		cfg.Mode = sidecar.ModeApply
+		cfg.Mode = act.ModeApply
 	}
 	sc := o.Scenario
 	if sc == nil {
@@ -219,8 +225,8 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	for _, r := range cfg.NodeTypes {
 		classifier.Rules = append(classifier.Rules, calibrate.NodeTypeRule{Name: r.Name, Label: r.Label, HostPattern: r.HostPattern, MinGPUs: r.MinGPUs})
 	}
-	learnerFor := func(client *yarn.Client) *sidecar.HistoryLearner {
-		return &sidecar.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
+	learnerFor := func(client *yarn.Client) *learn.HistoryLearner {
+		return &learn.HistoryLearner{Source: client, Store: store, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
 			Options: calibrate.Options{MinSamples: cfg.Calibrate.MinSamples, HalfLifeRuns: cfg.Calibrate.HalfLifeRuns, Reference: referenceOf(cfg)}, RecomputeEvery: cfg.Calibrate.RecomputeEvery}
 	}
 
@@ -263,7 +269,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var fileWriter *sidecar.FileRefresher
+	var fileWriter *act.FileRefresher
 	var adminSrv interface{ Calls(string) int }
 	if o.FileStore {
 		confDir, err := os.MkdirTemp(dir, "conf-")
@@ -280,7 +286,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		}
 		defer admin.Close()
 		adminSrv = admin
-		fileWriter = &sidecar.FileRefresher{Path: path, AdminAddrs: []string{admin.Addr()}, User: "yarn-sidecar", Log: o.Log,
+		fileWriter = &act.FileRefresher{Path: path, AdminAddrs: []string{admin.Addr()}, User: "yarn-sidecar", Log: o.Log,
 			Refresh: func(ctx context.Context, addr, user string) error { return rmadmin.RefreshQueues(ctx, addr, user, nil) }}
 	}
 	srv := httptest.NewServer(c.Handler())
@@ -291,7 +297,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	audit, err := sidecar.OpenAuditLog(filepath.Join(dir, fmt.Sprintf("audit-%s-%d.jsonl", filepath.Base(scenario), seed)))
+	audit, err := act.OpenAuditLog(filepath.Join(dir, fmt.Sprintf("audit-%s-%d.jsonl", filepath.Base(scenario), seed)))
 	if err != nil {
 		return Result{}, err
 	}
@@ -300,7 +306,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	// job_budget's default.
 	// As the daemon does: every configuration store (a file-store scenario
 	// reads its configuration from /ws/v1/cluster/scheduler).
-	api := &sidecar.AnyStore{YARN: sidecar.YARN{Client: client, Jobs: true, JobBudget: yarn.DefaultJobBudget}}
+	api := &act.AnyStore{YARN: act.YARN{Client: client, Jobs: true, JobBudget: yarn.DefaultJobBudget}}
 	if fileWriter != nil {
 		api.CapacitySchedulerXML, api.Writer = fileWriter.Path, fileWriter
 	}
@@ -339,7 +345,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	var loopLearner sidecar.Learner = learner
 	if hasSpark(sc) { // as the daemon with spark.enabled
 		key := calibrate.ClassKey(cfg.JobClass.By)
-		if loopLearner, err = sparkLearner(client, srv.URL, learner, sidecar.HasGoal(key.ClassOf, cfg.Deadlines.SLO)); err != nil {
+		if loopLearner, err = sparkLearner(client, srv.URL, learner, act.HasGoal(key.ClassOf, cfg.Deadlines.SLO)); err != nil {
 			return Result{}, err
 		}
 	}
@@ -350,17 +356,17 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		// decider: 200 per job per cycle (o.MCSamples) keep a day of cycles
 		// fast; the plan steps and the guards are the daemon's.
 		Decider: sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier, Sizer: sizer,
-			FirstSeen: firstSeen, RMVersion: info.HadoopVersion, Samples: o.MCSamples, CheckStepWrites: o.CheckStepWrites,
+			FirstSeen: firstSeen, RMVersion: info.HadoopVersion, Samples: o.MCSamples, CheckStepWrites: o.CheckStepWrites, SkipSteps: o.SkipSteps,
 			// The scenario's yarn-site is what the daemon reads from
 			// HADOOP_CONF_DIR (max_wait_before_kill, max_ignored_over_capacity).
 			Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
 				Models: learner.Models, Sizer: sizer, YarnSite: sc.YarnSite}}),
-		Applier: &sidecar.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log, Rate: sidecar.NewRateLimit(cfg.Rate)},
+		Applier: &act.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log, Rate: act.NewRateLimit(cfg.Rate)},
 		Mode:    cfg.Mode,
 		Log:     o.Log,
 		Now:     c.Now,
-		Rules: func(snap clusterSnapshot) sidecar.SafetyRules {
-			return sidecar.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
+		Rules: func(snap clusterSnapshot) plan.SafetyRules {
+			return plan.SafetyRules{MaxStepPercent: cfg.Safety.MaxStepPercent, HysteresisPercent: cfg.Safety.HysteresisPercent,
 				FloorPercent: floorRule(snap, sizer.Choose(snap).Slot, cfg, busy)}
 		},
 		OnCycle: func(rep sidecar.CycleReport) {
@@ -368,7 +374,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 			if inputs != nil {
 				res.NameNodeCalls = append(res.NameNodeCalls, inputs.callsSinceLast())
 			}
-			if rep.Outcome.Result == sidecar.ResultApplied {
+			if rep.Outcome.Result == act.ResultApplied {
 				res.Applied++
 				flips.observe(rep.Plan)
 				if rep.Plan != nil {
@@ -385,8 +391,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 			}
 		},
 	}
-	if sl, ok := loopLearner.(*sidecar.SparkLearner); ok { // as the daemon wires it
+	if sl, ok := loopLearner.(*learn.SparkLearner); ok { // as the daemon wires it
 		loop.Decider.(*sidecar.PSDecider).Outlooks = sl.Outlooks
+		loop.Decider.(*sidecar.PSDecider).SparkApps = sl.SparkApps
 	}
 	if o.Labels || cfg.Safety.AllowNodeLabelChanges {
 		loop.Labels = &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),

@@ -9,6 +9,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/hdfs"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/namenode"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
@@ -40,7 +41,7 @@ func startMiniHDFS(c *sim.Cluster, y *yarn.Client, cfg sidecar.HDFSConfig, log h
 
 // wireReadCost lets the decision and the label layout count reads: the
 // effective-rate step and LabelLayouter.Locality from the block maps.
-func wireReadCost(loop *sidecar.Loop, maps *sidecar.BlockMaps, learner *sidecar.HistoryLearner, cl calibrate.Classifier, key calibrate.ClassKey) {
+func wireReadCost(loop *sidecar.Loop, maps *sidecar.BlockMaps, learner *learn.HistoryLearner, cl calibrate.Classifier, key calibrate.ClassKey) {
 	if d, ok := loop.Decider.(*sidecar.PSDecider); ok {
 		d.ReadCost = func() *sidecar.ReadCost {
 			return &sidecar.ReadCost{Inputs: maps.Last(), Processing: learner.Processing(), Bandwidth: learner.Bandwidths()}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
 
@@ -48,7 +49,7 @@ func runLabelLayout(t *testing.T, readEmpty bool, interval time.Duration) labelR
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Mode = sidecar.ModeApply
+	cfg.Mode = act.ModeApply
 	cfg.Labels.MinInterval = interval
 	run := labelRun{log: &bytes.Buffer{}}
 	logger := hclog.New(&hclog.LoggerOptions{Output: run.log, Level: hclog.Warn})
@@ -80,7 +81,7 @@ func TestLabelLayoutLands(t *testing.T) {
 		t.Fatal("the layout never tried a label change")
 	}
 	first := run.attempts[0]
-	if first.Result != sidecar.ResultApplied {
+	if first.Result != act.ResultApplied {
 		t.Fatalf("first label change %s: %s", first.Result, first.Error)
 	}
 	labelled := 0
@@ -106,7 +107,7 @@ func TestLabelLayoutIgnoredByRM(t *testing.T) {
 	}
 	var prev time.Time
 	for i, a := range run.attempts {
-		if a.Result != sidecar.ResultRolledBack || !strings.Contains(a.Error, "want") {
+		if a.Result != act.ResultRolledBack || !strings.Contains(a.Error, "want") {
 			t.Errorf("attempt %d: %s %q, want rolled back on the read-back", i, a.Result, a.Error)
 		}
 		at := a.LastAttempt.Time

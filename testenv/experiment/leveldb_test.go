@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
 
@@ -44,20 +44,20 @@ func TestSteersALevelDBClusterWithLocalValidation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := sidecar.ReadAudit(bytes.NewReader(raw))
+	entries, err := act.ReadAudit(bytes.NewReader(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
 	applied := 0
 	for _, e := range entries {
-		if e.Result == sidecar.ResultRejected && strings.Contains(e.Error, "rm-validate") {
+		if e.Result == act.ResultRejected && strings.Contains(e.Error, "rm-validate") {
 			t.Errorf("cycle %d rejected at RM validation: %s", e.Cycle, e.Error)
 		}
-		if e.Result != sidecar.ResultApplied {
+		if e.Result != act.ResultApplied {
 			continue
 		}
 		applied++
-		if e.Validation != sidecar.ValidationLocalOnly || !strings.Contains(e.ValidationReason, "leveldb") {
+		if e.Validation != act.ValidationLocalOnly || !strings.Contains(e.ValidationReason, "leveldb") {
 			t.Errorf("cycle %d applied with validation %q (%q), want local-only naming leveldb", e.Cycle, e.Validation, e.ValidationReason)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -25,7 +25,7 @@ func newReversals() *reversals {
 }
 
 // observe notes the changes of an applied plan.
-func (r *reversals) observe(p *sidecar.Plan) {
+func (r *reversals) observe(p *plan.Plan) {
 	if p == nil {
 		return
 	}

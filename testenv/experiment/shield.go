@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 )
 
 // ShieldOutcome is one sidecar run as far as the preemption shield goes
@@ -28,12 +29,12 @@ type ShieldOutcome struct {
 // warm-up day (seed+100), and records the shield's timing and the kills.
 func RunShield(scenario string, seed int64, shield bool) (ShieldOutcome, error) {
 	cfg, _ := sidecar.ParseConfig(nil)
-	cfg.Mode = sidecar.ModeApply
+	cfg.Mode = act.ModeApply
 	cfg.Preemption.ShieldSteeredQueues = &shield
 	out := ShieldOutcome{ShieldAt: map[string]time.Time{}, RouteAt: map[string]time.Time{}, Together: map[string]bool{},
 		Killed: map[string]int{}, FirstKill: map[string]time.Time{}}
 	r, err := RunSidecar(scenario, seed, SidecarOptions{WarmupSeed: seed + 100, Config: cfg, MCSamples: 50, OnCycle: func(rep sidecar.CycleReport) {
-		if rep.Plan == nil || rep.Outcome.Result != sidecar.ResultApplied {
+		if rep.Plan == nil || rep.Outcome.Result != act.ResultApplied {
 			return
 		}
 		shielded, routed := map[string]bool{}, map[string]bool{}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
@@ -31,12 +31,12 @@ func sparkClient(client *yarn.Client, rmURL string) (*spark.Client, error) {
 }
 
 // sparkLearner is the daemon's SparkLearner over the mini cluster.
-func sparkLearner(client *yarn.Client, rmURL string, h *sidecar.HistoryLearner, first func(cluster.App) bool) (*sidecar.SparkLearner, error) {
+func sparkLearner(client *yarn.Client, rmURL string, h *learn.HistoryLearner, first func(cluster.App) bool) (*learn.SparkLearner, error) {
 	sc, err := sparkClient(client, rmURL)
 	if err != nil {
 		return nil, err
 	}
-	return &sidecar.SparkLearner{HistoryLearner: h, Spark: sparkobs.New(sc, nil), First: first}, nil
+	return &learn.SparkLearner{HistoryLearner: h, Spark: sparkobs.New(sc, nil), First: first}, nil
 }
 
 // ingestSparkHistory backfills a finished run's Spark apps into the

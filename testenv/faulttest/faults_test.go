@@ -18,7 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/rmweb"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
@@ -62,16 +63,16 @@ func newPair(t *testing.T) *pair {
 	return p
 }
 
-// plan moves 10 points of default-partition capacity from sort to crypto.
-func plan(t *testing.T, live schedconf.Conf, version int64) *sidecar.Plan {
+// movePlan moves 10 points of default-partition capacity from sort to crypto.
+func movePlan(t *testing.T, live schedconf.Conf, version int64) *plan.Plan {
 	t.Helper()
 	desired := live.Clone()
 	a, b := schedconf.Key("root.crypto", "capacity"), schedconf.Key("root.sort", "capacity")
 	av, _ := strconv.ParseFloat(live[a], 64)
 	bv, _ := strconv.ParseFloat(live[b], 64)
 	desired[a], desired[b] = strconv.FormatFloat(av+10, 'f', -1, 64), strconv.FormatFloat(bv-10, 'f', -1, 64)
-	return &sidecar.Plan{ConfVersion: version, Base: live, Desired: desired, Mutation: schedconf.Diff(live, desired),
-		Changes: []sidecar.Change{{Queue: "root.crypto", Property: "capacity", From: live[a], To: desired[a]},
+	return &plan.Plan{ConfVersion: version, Base: live, Desired: desired, Mutation: schedconf.Diff(live, desired),
+		Changes: []plan.Change{{Queue: "root.crypto", Property: "capacity", From: live[a], To: desired[a]},
 			{Queue: "root.sort", Property: "capacity", From: live[b], To: desired[b]}}}
 }
 
@@ -94,14 +95,14 @@ func TestApplyUnderRMFaults(t *testing.T) {
 				t.Parallel()
 				p := newPair(t)
 				live, version := p.c.SchedulerConf()
-				pl := plan(t, live, version)
+				pl := movePlan(t, live, version)
 				auditPath := filepath.Join(t.TempDir(), "audit.jsonl")
-				audit, err := sidecar.OpenAuditLog(auditPath)
+				audit, err := act.OpenAuditLog(auditPath)
 				if err != nil {
 					t.Fatal(err)
 				}
 				defer audit.Close()
-				ap := &sidecar.Applier{API: sidecar.YARN{Client: p.client}, Audit: audit, Mode: sidecar.ModeApply,
+				ap := &act.Applier{API: act.YARN{Client: p.client}, Audit: audit, Mode: act.ModeApply,
 					WriteTimeout: 20 * time.Second}
 				p.sw1.Set(rmweb.Rule{Method: st.method, Path: st.path, Nth: st.nth, Fault: f})
 				p.sw2.Set()
@@ -118,16 +119,16 @@ func TestApplyUnderRMFaults(t *testing.T) {
 				}
 				// The outcome says which.
 				switch out.Result {
-				case sidecar.ResultApplied:
+				case act.ResultApplied:
 					if !isNew {
 						t.Fatalf("result applied, conf is the old one")
 					}
-				case sidecar.ResultRolledBack, sidecar.ResultRejected, sidecar.ResultVersionMoved:
+				case act.ResultRolledBack, act.ResultRejected, act.ResultVersionMoved:
 					if !isOld {
 						t.Fatalf("result %s, conf is the new one", out.Result)
 					}
-				case sidecar.ResultFailed:
-					var rb *sidecar.RollbackError
+				case act.ResultFailed:
+					var rb *act.RollbackError
 					if errors.As(applyErr, &rb) {
 						t.Logf("rollback failed (conf new=%v): %v", isNew, applyErr)
 					} else if !isOld {
@@ -142,7 +143,7 @@ func TestApplyUnderRMFaults(t *testing.T) {
 				if puts > 2 {
 					t.Fatalf("%d PUTs reached the RMs (the mutation and a rollback at most)", puts)
 				}
-				if puts == 2 && out.Result == sidecar.ResultApplied {
+				if puts == 2 && out.Result == act.ResultApplied {
 					t.Fatalf("two PUTs for an applied result")
 				}
 				// Bounded GET retries: per RM, 1+retries tries per GET call.
@@ -158,14 +159,14 @@ func TestApplyUnderRMFaults(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				entries, err := sidecar.ReadAudit(bytes.NewReader(b))
+				entries, err := act.ReadAudit(bytes.NewReader(b))
 				if err != nil || len(entries) != 1 {
 					t.Fatalf("audit: %d entries, %v", len(entries), err)
 				}
 				if entries[0].Result != out.Result {
 					t.Fatalf("audit says %s, outcome %s", entries[0].Result, out.Result)
 				}
-				if isNew && out.Result == sidecar.ResultApplied && entries[0].VersionAfter != gotVersion {
+				if isNew && out.Result == act.ResultApplied && entries[0].VersionAfter != gotVersion {
 					t.Fatalf("audit versionAfter %d, RM version %d", entries[0].VersionAfter, gotVersion)
 				}
 				t.Logf("result %s; PUTs %d; conf new=%v", out.Result, puts, isNew)
@@ -182,7 +183,7 @@ func key(i int) string {
 }
 
 // same compares on the properties the plan touches.
-func same(got, want schedconf.Conf, pl *sidecar.Plan) bool {
+func same(got, want schedconf.Conf, pl *plan.Plan) bool {
 	for k := range pl.Desired {
 		if got[k] != want[k] {
 			return false

@@ -13,7 +13,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/internal/killpoint"
 	"github.com/yarn-sidecar/yarn-sidecar/internal/testutil"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/rmadmin"
@@ -57,13 +57,13 @@ func TestKillAnywhereFileStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	api := &sidecar.AnyStore{YARN: sidecar.YARN{Client: client}, CapacitySchedulerXML: rm.ConfFile,
-		Writer: &sidecar.FileRefresher{Path: rm.ConfFile, AdminAddrs: []string{rm.AdminAddr}, User: "yarn-sidecar",
+	api := &act.AnyStore{YARN: act.YARN{Client: client}, CapacitySchedulerXML: rm.ConfFile,
+		Writer: &act.FileRefresher{Path: rm.ConfFile, AdminAddrs: []string{rm.AdminAddr}, User: "yarn-sidecar",
 			Refresh: func(ctx context.Context, addr, user string) error { return rmadmin.RefreshQueues(ctx, addr, user, nil) }}}
 
 	points := append([]string{""}, killpoint.FileStorePoints...)
 	reached := map[string]int{}
-	results := map[sidecar.Result]int{}
+	results := map[act.Result]int{}
 	started := regexp.MustCompile(`report at http://`)
 	for i := 0; i < kills; i++ {
 		point := points[i%len(points)]
@@ -92,7 +92,7 @@ func TestKillAnywhereFileStore(t *testing.T) {
 		// refresh took), then YARN and the file must agree with a record.
 		ref, _ := unresolvedIntent(t, audit)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		_, err := sidecar.ReconcileAudit(ctx, audit, api, nil)
+		_, err := act.ReconcileAudit(ctx, audit, api, nil)
 		cancel()
 		if err != nil {
 			t.Fatalf("kill %d: reconcile: %v", i, err)
@@ -106,7 +106,7 @@ func TestKillAnywhereFileStore(t *testing.T) {
 		results[e.Result]++
 	}
 	t.Logf("kill points reached: %v; audit results (restart records included): %v; refreshQueues served: %d", reached, results, rm.Admin.Calls("refreshQueues"))
-	if results[sidecar.ResultApplied]+results[sidecar.ResultRecovered] == 0 {
+	if results[act.ResultApplied]+results[act.ResultRecovered] == 0 {
 		t.Error("nothing was ever applied: the kills never interrupted a write")
 	}
 	if reached[killpoint.AfterFileWrite] == 0 {
@@ -115,10 +115,10 @@ func TestKillAnywhereFileStore(t *testing.T) {
 }
 
 // lastChange is the last apply-mode audit record that changed properties.
-func lastChange(t *testing.T, audit string) *sidecar.AuditEntry {
+func lastChange(t *testing.T, audit string) *act.AuditEntry {
 	entries := readAudit(t, audit)
 	for j := len(entries) - 1; j >= 0; j-- {
-		if entries[j].Mode == sidecar.ModeApply && len(entries[j].After) > 0 {
+		if entries[j].Mode == act.ModeApply && len(entries[j].After) > 0 {
 			return &entries[j]
 		}
 	}
@@ -127,7 +127,7 @@ func lastChange(t *testing.T, audit string) *sidecar.AuditEntry {
 
 // checkFileAndYARN: what the RM runs and what capacity-scheduler.xml says
 // both equal ref's before, or both its after, on ref's properties.
-func checkFileAndYARN(t *testing.T, i int, rm *sim.FileStoreCluster, ref *sidecar.AuditEntry) {
+func checkFileAndYARN(t *testing.T, i int, rm *sim.FileStoreCluster, ref *act.AuditEntry) {
 	t.Helper()
 	if ref == nil {
 		return
@@ -139,7 +139,7 @@ func checkFileAndYARN(t *testing.T, i int, rm *sim.FileStoreCluster, ref *sideca
 	}
 	on := func(c schedconf.Conf, want map[string]string) bool {
 		for k, v := range want {
-			if c[k] != v && !sidecar.SameValue(c[k], v) {
+			if c[k] != v && !act.SameValue(c[k], v) {
 				return false
 			}
 		}

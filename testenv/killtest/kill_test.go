@@ -32,7 +32,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/internal/killpoint"
 	"github.com/yarn-sidecar/yarn-sidecar/internal/testutil"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
 
@@ -120,9 +120,9 @@ func TestKillAnywhere(t *testing.T) {
 	points := append([]string{""}, killpoint.Points...) // "": a random moment
 	reached := map[string]int{}
 	committed := map[string]bool{}
-	results := map[sidecar.Result]int{}
+	results := map[act.Result]int{}
 	started := regexp.MustCompile(`report at http://`)
-	var pending *sidecar.AuditEntry
+	var pending *act.AuditEntry
 	linesBefore, reconciledN := 0, 0
 
 	for i := 0; i < kills; i++ {
@@ -220,21 +220,21 @@ func TestKillAnywhere(t *testing.T) {
 	if len(committed) == 0 {
 		t.Error("no attempt was ever stored: the store-write kill point was never exercised")
 	}
-	if results[sidecar.ResultApplied]+results[sidecar.ResultRecovered] == 0 {
+	if results[act.ResultApplied]+results[act.ResultRecovered] == 0 {
 		t.Error("nothing was ever applied: the kills never interrupted a PUT")
 	}
 }
 
 // unresolvedIntent is the intent a killed process left whose attempt has
 // no line yet, and how many lines the audit log has.
-func unresolvedIntent(t *testing.T, audit string) (*sidecar.AuditEntry, int) {
+func unresolvedIntent(t *testing.T, audit string) (*act.AuditEntry, int) {
 	t.Helper()
 	entries := readAudit(t, audit)
 	b, err := os.ReadFile(audit + ".pending")
 	if err != nil {
 		return nil, len(entries)
 	}
-	var e sidecar.AuditEntry
+	var e act.AuditEntry
 	if err := json.Unmarshal(b, &e); err != nil {
 		t.Fatalf("intent file: %v", err)
 	}
@@ -248,14 +248,14 @@ func unresolvedIntent(t *testing.T, audit string) (*sidecar.AuditEntry, int) {
 }
 
 // reconciled: a restart record for the intent follows the first n lines.
-func reconciled(t *testing.T, audit string, n int, intent *sidecar.AuditEntry) bool {
+func reconciled(t *testing.T, audit string, n int, intent *act.AuditEntry) bool {
 	entries := readAudit(t, audit)
 	if len(entries) <= n {
 		return false
 	}
 	for _, e := range entries[n:] {
 		switch e.Result {
-		case sidecar.ResultRecovered, sidecar.ResultNotApplied, sidecar.ResultChangedOutside:
+		case act.ResultRecovered, act.ResultNotApplied, act.ResultChangedOutside:
 			if e.Cycle == intent.Cycle && e.VersionBefore == intent.VersionBefore {
 				return true
 			}
@@ -294,7 +294,7 @@ func exited(d *daemon) bool {
 	}
 }
 
-func readAudit(t *testing.T, path string) []sidecar.AuditEntry {
+func readAudit(t *testing.T, path string) []act.AuditEntry {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
@@ -307,7 +307,7 @@ func readAudit(t *testing.T, path string) []sidecar.AuditEntry {
 	if i := bytes.LastIndexByte(b, '\n'); i+1 < len(b) {
 		b = b[:i+1]
 	}
-	es, err := sidecar.ReadAudit(bytes.NewReader(b))
+	es, err := act.ReadAudit(bytes.NewReader(b))
 	if err != nil {
 		t.Fatalf("audit log unreadable: %v", err)
 	}
@@ -323,9 +323,9 @@ func auditLines(t *testing.T, path string) int { return len(readAudit(t, path)) 
 func checkExplained(t *testing.T, i int, rm *sim.TestCluster, audit string, afterKill bool) {
 	t.Helper()
 	live, version := rm.SchedulerConf()
-	var ref *sidecar.AuditEntry
+	var ref *act.AuditEntry
 	if b, err := os.ReadFile(audit + ".pending"); err == nil && afterKill {
-		var e sidecar.AuditEntry
+		var e act.AuditEntry
 		if err := json.Unmarshal(b, &e); err != nil {
 			t.Fatalf("kill %d: intent file: %v", i, err)
 		}
@@ -335,7 +335,7 @@ func checkExplained(t *testing.T, i int, rm *sim.TestCluster, audit string, afte
 	lastVersion := int64(-1)
 	for j := len(entries) - 1; j >= 0 && (ref == nil || lastVersion < 0); j-- {
 		e := entries[j]
-		if e.Mode != sidecar.ModeApply {
+		if e.Mode != act.ModeApply {
 			continue
 		}
 		if lastVersion < 0 && e.VersionAfter > 0 {

@@ -183,12 +183,8 @@ func (c *Cluster) QueueRuntime(path string) rmweb.QueueRuntime {
 		if a.hasDemand() {
 			p := c.labelExpr(a)
 			u := rt.ByPartition[p]
-			if a.amPending {
-				u.Pending = add(u.Pending, amResource)
-			} else {
-				n := len(a.pendingMaps) + a.pendingReduces
-				u.Pending = add(u.Pending, rmweb.Resource{MemoryMB: a.mapSize.MemoryMB * int64(n), VCores: a.mapSize.VCores * int64(n), GPUs: a.mapSize.GPUs * int64(n)})
-			}
+			ask, _ := a.pendingAsk()
+			u.Pending = add(u.Pending, ask)
 			rt.ByPartition[p] = u
 		}
 	}
@@ -289,10 +285,19 @@ func (c *Cluster) appPartitions(a *app) map[string]rmweb.QueueUsage {
 }
 
 // pendingAsk is what an app with demand still asks for: its AM container
-// until the AM runs, then its pending maps and reduces.
+// until the AM runs, then its pending maps and reduces, or a Spark app's
+// executors its driver still wants (its target less those it holds; they
+// were left out of the queue's and the app's pending until issue 36's
+// spark36c, so the sidecar saw no demand from a Spark app waiting for
+// executors, GPU ones included).
 func (a *app) pendingAsk() (rmweb.Resource, int) {
 	if a.amPending {
 		return amResource, 1
+	}
+	if a.spark != nil {
+		n := int64(a.spark.wanted())
+		e := a.spark.execSize
+		return rmweb.Resource{MemoryMB: e.MemoryMB * n, VCores: e.VCores * n, GPUs: e.GPUs * n}, int(n)
 	}
 	n := int64(len(a.pendingMaps) + a.pendingReduces)
 	return rmweb.Resource{MemoryMB: a.mapSize.MemoryMB * n, VCores: a.mapSize.VCores * n, GPUs: a.mapSize.GPUs * n}, int(n)

@@ -264,12 +264,19 @@ func listApps(w http.ResponseWriter, r *http.Request, s State) {
 		badParam(w, "status", q.Get("status"))
 		return
 	}
+	dates, bad := parseDateRange(q)
+	if bad != "" {
+		w.Header().Set("Content-Type", "text/plain;charset=utf-8")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, "Couldn't parse date: %s\n", bad)
+		return
+	}
 	apps := s.SparkApps()
 	// Newest first, as the History Server sorts by end time.
 	sort.SliceStable(apps, func(i, j int) bool { return apps[i].End.After(apps[j].End) })
 	out := []obj{}
 	for _, a := range apps {
-		if a.End.IsZero() || (limit >= 0 && len(out) >= limit) {
+		if a.End.IsZero() || !dates.holds(a) || (limit >= 0 && len(out) >= limit) {
 			continue
 		}
 		out = append(out, applicationInfo(a, s.Now()))

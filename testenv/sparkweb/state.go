@@ -13,8 +13,7 @@
 // What it does not model: jobs beyond one per app, RDD storage, SQL and
 // streaming endpoints, environment, event logs, the History
 // Server's in-progress apps (it lists finished apps only: Spark updates
-// them only every spark.history.fs.update.interval) and its
-// status/date/limit filters other than status, and metrics the simulation
+// them only every spark.history.fs.update.interval), and metrics the simulation
 // does not draw (GC, memory, shuffle: zero).
 package sparkweb
 

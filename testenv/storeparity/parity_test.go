@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
@@ -63,7 +64,7 @@ func TestFileStorePlansEqualSchedulerConfPlans(t *testing.T) {
 					sc.ConfStore = "file"
 				}
 				cfg, _ := sidecar.ParseConfig(nil)
-				cfg.Mode = sidecar.ModeDryRun
+				cfg.Mode = act.ModeDryRun
 				var lines []string
 				changes := 0
 				_, err = experiment.RunSidecar(name, 5, experiment.SidecarOptions{Scenario: sc, Config: cfg, MaxCycles: cycles, Dir: t.TempDir(),
@@ -71,8 +72,8 @@ func TestFileStorePlansEqualSchedulerConfPlans(t *testing.T) {
 						lines = append(lines, planLine(rep))
 						if rep.Plan != nil {
 							changes += len(rep.Plan.Changes)
-							if fileStore && rep.Plan.ConfSource != sidecar.SourceScheduler {
-								t.Errorf("file store: the plan's source is %q, want %q", rep.Plan.ConfSource, sidecar.SourceScheduler)
+							if fileStore && rep.Plan.ConfSource != act.SourceScheduler {
+								t.Errorf("file store: the plan's source is %q, want %q", rep.Plan.ConfSource, act.SourceScheduler)
 							}
 						}
 					}})

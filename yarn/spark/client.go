@@ -152,6 +152,10 @@ func (c *Client) Running(appID string) (Source, error) {
 	return Source{appRoot: p + "/proxy/" + esc + "/api/v1/applications/" + esc, proxied: true}, nil
 }
 
+// HasHistory reports a History Server address (without one, finished
+// apps cannot be read or listed).
+func (c *Client) HasHistory() bool { return c.history != "" }
+
 // History is a finished app on the History Server. A YARN cluster-mode
 // app's attempts are named ("1"): the History Server needs attemptID
 // then (Application's Attempts[0].AttemptID, newest first); "" for a

@@ -1,0 +1,235 @@
+package act
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// NodeLabelAPI is what the applier needs to lay out partitions; the yarn
+// client satisfies it.
+type NodeLabelAPI interface {
+	NodeLabels(ctx context.Context) ([]yarn.Label, error)
+	AddNodeLabels(ctx context.Context, labels []yarn.Label) error
+	RemoveNodeLabels(ctx context.Context, names []string) error
+	ReplaceNodeLabels(ctx context.Context, nodeToLabel map[string]string) error
+	// NodePartitions is every node's label ("" = default partition).
+	NodePartitions(ctx context.Context) (map[string]string, error)
+}
+
+var _ NodeLabelAPI = (*yarn.Client)(nil)
+
+// ApplyLabels puts a label change in place: refuse one that strands the
+// default partition → (dry-run stops here) → add the new labels → relabel
+// the nodes → read both back → on an error or a difference, put the nodes'
+// old labels back and remove the labels it added → then, in one
+// scheduler-conf mutation through Apply, give the chosen queues access.
+// Each step is one audit line. A real RM answers 200 to a label body it
+// cannot read and changes nothing; only the read-back tells.
+func (a *Applier) ApplyLabels(ctx context.Context, api NodeLabelAPI, ch LabelChange) (Result, error) {
+	if ch.Empty() {
+		return ResultNoChange, nil
+	}
+	a.Cycle++
+	log := a.logger()
+	entry := AuditEntry{Time: a.now(), Cycle: a.Cycle, Mode: a.Mode, User: a.User, Reasons: ch.Reasons,
+		Before: map[string]string{}, After: map[string]string{}}
+	res, err := a.applyLabels(ctx, api, ch, &entry)
+	entry.Result = res
+	if err != nil {
+		entry.Error = err.Error()
+		log.Error("node labels not applied", "result", res, "error", err)
+	}
+	if a.Audit != nil {
+		if aerr := a.Audit.Append(entry); aerr != nil {
+			err = errors.Join(err, fmt.Errorf("audit log: %w", aerr))
+		}
+	}
+	if err != nil || res != ResultApplied || len(ch.Grants) == 0 {
+		return res, err
+	}
+	return a.grantLabels(ctx, api, ch)
+}
+
+// nodeKey names a node's label in an audit record's before/after.
+func NodeKey(id string) string { return "node-label:" + id }
+
+func (a *Applier) applyLabels(ctx context.Context, api NodeLabelAPI, ch LabelChange, entry *AuditEntry) (Result, error) {
+	before, err := api.NodePartitions(ctx)
+	if err != nil {
+		return ResultFailed, fmt.Errorf("read node partitions: %w", err)
+	}
+	labels, err := api.NodeLabels(ctx)
+	if err != nil {
+		return ResultFailed, fmt.Errorf("read node labels: %w", err)
+	}
+	for _, l := range ch.Add {
+		entry.After["add-node-label:"+l.Name] = fmt.Sprintf("exclusive=%v", l.Exclusive)
+	}
+	for id, l := range ch.Nodes {
+		cur, ok := before[id]
+		if !ok {
+			return ResultRejected, &RejectedError{Stage: "local", Err: fmt.Errorf("node %s is not in the cluster", id)}
+		}
+		entry.Before[NodeKey(id)], entry.After[NodeKey(id)] = cur, l
+	}
+	if err := StrandCheck(before, ch.Nodes); err != nil {
+		return ResultRejected, &RejectedError{Stage: "local", Err: err}
+	}
+	if a.Mode.RecordsOnly() {
+		return ResultDryRun, nil
+	}
+
+	wctx, cancel := a.writeContext(ctx)
+	defer cancel()
+	have := map[string]bool{}
+	for _, l := range labels {
+		have[l.Name] = true
+	}
+	var added []string
+	var toAdd []yarn.Label
+	for _, l := range ch.Add {
+		if !have[l.Name] {
+			toAdd = append(toAdd, l)
+			added = append(added, l.Name)
+		}
+	}
+	undo := func(cause error) (Result, error) {
+		restore := map[string]string{}
+		for id := range ch.Nodes {
+			restore[id] = before[id]
+		}
+		rerr := api.ReplaceNodeLabels(wctx, restore)
+		if rerr == nil && len(added) > 0 {
+			rerr = api.RemoveNodeLabels(wctx, added)
+		}
+		if rerr == nil {
+			rerr = verifyNodes(wctx, api, restore, nil)
+		}
+		if rerr != nil {
+			return ResultFailed, &RollbackError{Cause: cause, Err: rerr}
+		}
+		return ResultRolledBack, cause
+	}
+	if len(toAdd) > 0 {
+		if err := api.AddNodeLabels(wctx, toAdd); err != nil {
+			return undo(fmt.Errorf("add node labels: %w", err))
+		}
+	}
+	if err := api.ReplaceNodeLabels(wctx, ch.Nodes); err != nil {
+		return undo(fmt.Errorf("replace node labels: %w", err))
+	}
+	if err := verifyNodes(wctx, api, ch.Nodes, added); err != nil {
+		return undo(err)
+	}
+	return ResultApplied, nil
+}
+
+// verifyNodes reads back the labels and every node's partition.
+func verifyNodes(ctx context.Context, api NodeLabelAPI, want map[string]string, labels []string) error {
+	got, err := api.NodePartitions(ctx)
+	if err != nil {
+		return fmt.Errorf("read back node partitions: %w", err)
+	}
+	var bad []string
+	for id, l := range want {
+		if got[id] != l {
+			bad = append(bad, fmt.Sprintf("%s: want %q, got %q", id, l, got[id]))
+		}
+	}
+	if len(labels) > 0 {
+		have, err := api.NodeLabels(ctx)
+		if err != nil {
+			return fmt.Errorf("read back node labels: %w", err)
+		}
+		names := map[string]bool{}
+		for _, l := range have {
+			names[l.Name] = true
+		}
+		for _, l := range labels {
+			if !names[l] {
+				bad = append(bad, "label "+l+" missing")
+			}
+		}
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return &VerifyError{Mismatches: bad}
+	}
+	return nil
+}
+
+// strandCheck refuses a layout that leaves the default partition without
+// a node (every app whose requests carry no label would wait forever) or
+// that moves a label off a node (a running app asking for it could be left
+// with none; the layout only labels unlabelled nodes).
+func StrandCheck(before, next map[string]string) error {
+	defaults := 0
+	for id, l := range before {
+		if nl, ok := next[id]; ok {
+			if l != "" && nl != l {
+				return fmt.Errorf("node %s carries label %s; the sidecar does not move labels off nodes", id, l)
+			}
+			l = nl
+		}
+		if l == "" {
+			defaults++
+		}
+	}
+	if defaults == 0 {
+		return fmt.Errorf("the layout would leave the default partition with no node")
+	}
+	return nil
+}
+
+// grantLabels gives each new label's queues access, as one mutation
+// through Apply (validation, version check, verify, rollback, audit).
+func (a *Applier) grantLabels(ctx context.Context, api NodeLabelAPI, ch LabelChange) (Result, error) {
+	// Local validation checks labels against the cluster's: read them now
+	// that the new ones exist.
+	labels, err := api.NodeLabels(ctx)
+	if err != nil {
+		return ResultFailed, fmt.Errorf("labels applied; read node labels to grant access: %w", err)
+	}
+	a.Labels = a.Labels[:0:0]
+	for _, l := range labels {
+		a.Labels = append(a.Labels, l.Name)
+	}
+	base, err := a.API.SchedulerConf(ctx)
+	if err != nil {
+		return ResultFailed, fmt.Errorf("labels applied; read scheduler-conf to grant access: %w", err)
+	}
+	version, err := a.API.ConfVersion(ctx)
+	if err != nil {
+		return ResultFailed, fmt.Errorf("labels applied; read scheduler-conf version: %w", err)
+	}
+	desired := base
+	names := make([]string, 0, len(ch.Grants))
+	for l := range ch.Grants {
+		names = append(names, l)
+	}
+	sort.Strings(names)
+	for _, l := range names {
+		if desired, err = GrantLabelAccess(desired, l, ch.Grants[l]); err != nil {
+			return ResultRejected, err
+		}
+	}
+	m := schedconf.Diff(base, desired)
+	at := ch.Time
+	if at.IsZero() {
+		at = a.now()
+	}
+	pl := &plan.Plan{Time: at, ConfVersion: version, Mutation: m, Base: base, Desired: desired, Reasons: ch.Reasons}
+	before, after := changedProps(base, desired)
+	for k := range after {
+		pl.Changes = append(pl.Changes, plan.Change{Property: k, From: before[k], To: after[k], Reason: "access to a new partition"})
+	}
+	sort.Slice(pl.Changes, func(i, j int) bool { return pl.Changes[i].Property < pl.Changes[j].Property })
+	out, err := a.Apply(ctx, pl)
+	return out.Result, err
+}
