@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
 func TestLendIdleStep(t *testing.T) {
@@ -18,7 +19,7 @@ func TestLendIdleStep(t *testing.T) {
 		// (zero: never).
 		demandA, demandB int64
 		lastB            time.Duration
-		targets          map[string]QueueTarget
+		targets          map[string]plan.QueueTarget
 		urgent           map[string]string
 		window           time.Duration
 		wantA, wantB     float64 // default-partition capacity after the step
@@ -27,38 +28,38 @@ func TestLendIdleStep(t *testing.T) {
 	}{
 		{"a busy queue's cut is restored from the raised sibling",
 			20, 20, 0,
-			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 80, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 20, "gpu": 50}}},
+			map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 80, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 20, "gpu": 50}}},
 			nil, 0, 50, 50, "", true},
 		{"an idle queue's guarantee is lent",
 			20, 0, 0,
-			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 80, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 20, "gpu": 50}}},
+			map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 80, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 20, "gpu": 50}}},
 			nil, 0, 80, 20, "", false},
 		{"idle now but busy within the window counts busy",
 			20, 0, -5 * time.Minute,
-			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 80, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 20, "gpu": 50}}},
+			map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 80, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 20, "gpu": 50}}},
 			nil, 0, 50, 50, "", true},
 		{"busy longer ago than the window is idle",
 			20, 0, -11 * time.Minute,
-			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 80, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 20, "gpu": 50}}},
+			map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 80, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 20, "gpu": 50}}},
 			nil, 0, 80, 20, "", false},
 		{"a deadline queue's raise is not taken back",
 			20, 20, 0,
-			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 80, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 20, "gpu": 50}}},
+			map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 80, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 20, "gpu": 50}}},
 			map[string]string{"root.a": "deadline at risk"}, 0, 80, 20, "", false},
 		{"the step off (negative window) leaves the plan",
 			20, 20, 0,
-			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 80, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 20, "gpu": 50}}},
+			map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 80, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 20, "gpu": 50}}},
 			nil, -1, 80, 20, "", false},
 		{"a route into a partition nobody else uses stands",
 			// gpu has 10 slots and no queue lives there: a's 20 containers
 			// of demand may use all of them.
 			20, 20, 0,
-			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: home("gpu")}, "root.b": {Capacity: map[string]float64{"": 50, "gpu": 50}}},
+			map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: home("gpu")}, "root.b": {Capacity: map[string]float64{"": 50, "gpu": 50}}},
 			nil, 0, 50, 50, "gpu", false},
 		{"a route into a partition its own queue fills goes home",
 			// b lives in gpu (set below) with 20 containers of demand.
 			20, 20, 0,
-			map[string]QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: home("gpu")}, "root.b": {Capacity: map[string]float64{"": 50, "gpu": 50}}},
+			map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: home("gpu")}, "root.b": {Capacity: map[string]float64{"": 50, "gpu": 50}}},
 			nil, 0, 50, 50, "", true},
 	}
 	for _, tc := range cases {
@@ -116,7 +117,7 @@ func TestLendIdleNested(t *testing.T) {
 	s := &decideState{Live: conf, Tree: mustTree(t, conf), Snap: harmWorld(t).Snap,
 		Parts:  []progress.PartitionSlots{{Name: "", Slots: map[string]int64{"cpu": 20}}},
 		Queues: []progress.QueueDemand{{Path: "root.p.x", Demand: 5}, {Path: "root.q.z", Demand: 30}},
-		Targets: map[string]QueueTarget{
+		Targets: map[string]plan.QueueTarget{
 			"root.p":   {Capacity: map[string]float64{"": 30}},
 			"root.q":   {Capacity: map[string]float64{"": 70}},
 			"root.p.x": {Capacity: map[string]float64{"": 50}},
