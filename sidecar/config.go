@@ -299,6 +299,11 @@ type SafetyConfig struct {
 	// unmeasured partition: only a queue with at most this many containers
 	// of demand is sent there (0: 16).
 	CalibrationMaxContainers int64 `yaml:"calibration_max_containers"`
+	// IdleWindow: a queue that had demand within this window keeps the
+	// admin's guarantee in its home partition, and a route into a
+	// partition stands only while it fits in what that partition's own
+	// queues leave idle (step_lendidle.go; 0: 10m, negative: off).
+	IdleWindow time.Duration `yaml:"idle_window"`
 	// AllowNodeLabelChanges lets the sidecar add labels or relabel nodes.
 	AllowNodeLabelChanges bool `yaml:"allow_node_label_changes"`
 	// VerifyTimeout bounds the read-back after a mutation.

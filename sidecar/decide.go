@@ -60,6 +60,10 @@ type PSDecider struct {
 	// DefaultCalibrationMaxContainers).
 	HarmMarginPercent        float64
 	CalibrationMaxContainers int64
+	// IdleWindow is how long after its last demand a queue keeps the
+	// admin's guarantee (lendIdleStep, step_lendidle.go; 0:
+	// DefaultIdleWindow, negative: off).
+	IdleWindow time.Duration
 	// ReversalHold is how long a written capacity is protected against
 	// being moved back (step_reversal_hold.go; 0 or negative: off).
 	ReversalHold time.Duration
@@ -89,6 +93,8 @@ type PSDecider struct {
 	// (calibrationSampledStep).
 	samples calibrationSamples
 	homes   homesSince
+	// recent is when each leaf last had demand (lendIdleStep).
+	recent recentDemand
 	// CheckStepWrites makes Decide fail when a step changes a part of the
 	// state its contract (step_contracts.go) does not declare. Tests and
 	// experiments only: it prints the whole state after every step.

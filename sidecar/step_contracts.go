@@ -23,7 +23,8 @@ import (
 //     deadline reservations; Polo, Malekimajd);
 //   - do no harm: no running class predicted slower than under the admin's
 //     own configuration by more than safety.harm_margin_percent (do no
-//     harm), and calibration risks a bounded sample (PS plan);
+//     harm), the plan lends only what was idle (lend only idle), and
+//     calibration risks a bounded sample (PS plan);
 //   - stability: no move back within rate.reversal_hold (reversal hold);
 //   - what the RM will do with the result: the work its preemption would
 //     throw away (preemption, preemption shield) and how the tree can be
@@ -91,6 +92,8 @@ var stepContracts = map[string]stepContract{
 		[]string{"Snap", "Tree", "Queues", "Deadlines", "Arriving", "Holding", "Urgent", "Restores"}, []string{"Targets", "Notes"}},
 	"do no harm": {"cut the plan back until no running class is predicted slower than under the admin's configuration",
 		[]string{"Tree", "Parts", "Queues", "Rates", "Plan", "Deadlines", "Urgent", "Arriving", "Holding"}, []string{"Targets", "Notes"}},
+	"lend only idle": {"keep busy queues at the admin's guarantee; a route stands only where the partition's own queues leave slots idle",
+		[]string{"Snap", "Tree", "Parts", "Queues", "Urgent", "Arriving", "Holding"}, []string{"Targets", "Restores", "Notes"}},
 	"preemption": {"bound the work the RM's preemption would throw away because of the plan",
 		[]string{"Snap", "Live", "Slot", "Types", "ClassOf", "Rates", "Plan"}, []string{"Targets", "Preemption", "Notes"}},
 	"preemption shield": {"keep work steered into a partition from being preempted when its owners return",

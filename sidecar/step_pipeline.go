@@ -111,6 +111,9 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		// before the preemption steps (they only move toward live values):
 		// no class predicted slower than under the admin's configuration.
 		harmStep{Seen: seen, Margin: d.HarmMarginPercent, CalibrationMax: d.calibrationMax()},
+		// After the fluid check (what it cannot predict: the next
+		// minutes' demand), before the preemption steps.
+		lendIdleStep{Seen: seen, Recent: &d.recent, Window: d.IdleWindow},
 		// After the bands: it bounds the move that will be written, and
 		// only scales it toward the live values, so it stays in band.
 		preemptionStep{Guard: d.Preemption},

@@ -227,7 +227,7 @@ func TestRulesLiftFloorOnlyOnPurpose(t *testing.T) {
 }
 
 // The guard is a step of the decision, after the guarantee bands and the
-// do-no-harm cut-back (it bounds what will be written) and before the mode
+// do-no-harm steps (it bounds what will be written) and before the mode
 // encoding; on the
 // hand-worked first cycle of the cut it keeps 1/3 of the move (a 50 → 40).
 func TestPreemptionStepInPipeline(t *testing.T) {
@@ -237,7 +237,7 @@ func TestPreemptionStepInPipeline(t *testing.T) {
 		names = append(names, st.Name())
 	}
 	order := strings.Join(names, ",")
-	if !strings.Contains(order, "guarantee bands,reversal hold,do no harm,preemption,preemption shield,mode") {
+	if !strings.Contains(order, "guarantee bands,reversal hold,do no harm,lend only idle,preemption,preemption shield,mode") {
 		t.Fatalf("steps %s: want the preemption step between the bands and the mode", order)
 	}
 	w := newCutWorld()

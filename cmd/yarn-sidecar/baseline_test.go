@@ -35,7 +35,7 @@ func TestBaselineFromAnotherDirectory(t *testing.T) {
 	cfg := filepath.Join(cfgDir, "sidecar.yaml")
 	if err := os.WriteFile(cfg, []byte("rm: ["+rm.URL+"]\njobhistory: "+rm.URL+"\nuser: yarn-sidecar\nrate: {min_gain_percent: 0}\n"+
 		// Fresh history: the do-no-harm check (step_harm.go) would cut every move.
-		"safety: {harm_margin_percent: -1}\n"), 0o600); err != nil {
+		"safety: {harm_margin_percent: -1, idle_window: -1s}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()

@@ -72,7 +72,7 @@ func TestDaemonAppliesWithValidationBrokenAsOnLeveldb(t *testing.T) {
 		// Fresh history: plans predict no ΣPS gain; the test needs them applied.
 		"rate: {min_gain_percent: 0}\n" +
 		// Nor can they prove a move does no harm (step_harm.go): off.
-		"safety: {harm_margin_percent: -1}\n"
+		"safety: {harm_margin_percent: -1, idle_window: -1s}\n"
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestApplyCommandReportsLocalOnlyValidation(t *testing.T) {
 	conf := "rm: [" + srv.URL + "]\njobhistory: " + srv.URL + "\nuser: yarn-sidecar\n" +
 		"store: " + filepath.Join(dir, "history.db") + "\naudit_log: " + filepath.Join(dir, "audit.jsonl") + "\n" +
 		// Fresh history: the do-no-harm check would cut the plan (step_harm.go).
-		"safety: {harm_margin_percent: -1}\n"
+		"safety: {harm_margin_percent: -1, idle_window: -1s}\n"
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func TestDaemonEndToEnd(t *testing.T) {
 		// Fresh history: the first plans predict no ΣPS gain; the test needs one applied.
 		"rate: {min_gain_percent: 0}\n" +
 		// Nor can it prove a move does no harm (step_harm.go): off.
-		"safety: {harm_margin_percent: -1}\n"
+		"safety: {harm_margin_percent: -1, idle_window: -1s}\n"
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func fileStoreConfig(t *testing.T, c *sim.FileStoreCluster, mode string) string 
 		"hadoop_conf_dir: " + filepath.Dir(c.ConfFile) + "\n" +
 		// Fresh history: no rate is measured, so the do-no-harm check
 		// (step_harm.go) would cut every move; these tests need a plan.
-		"safety: {harm_margin_percent: -1}\n"
+		"safety: {harm_margin_percent: -1, idle_window: -1s}\n"
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestReadCommandsOnTheFileStore(t *testing.T) {
 	fsCfg := filepath.Join(t.TempDir(), "sidecar.yaml")
 	dir := filepath.Dir(fsCfg)
 	if err := os.WriteFile(fsCfg, []byte("mode: dry-run\nrm: ["+fs.URL+"]\njobhistory: "+fs.URL+"\nuser: yarn-sidecar\nstore: "+
-		filepath.Join(dir, "history.db")+"\naudit_log: "+filepath.Join(dir, "audit.jsonl")+"\nsafety: {harm_margin_percent: -1}\n"), 0o600); err != nil {
+		filepath.Join(dir, "history.db")+"\naudit_log: "+filepath.Join(dir, "audit.jsonl")+"\nsafety: {harm_margin_percent: -1, idle_window: -1s}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{

@@ -62,7 +62,7 @@ func statusCluster(t *testing.T) (cfg, url string) {
 		"store: " + filepath.Join(dir, "history.db") + "\naudit_log: " + audit + "\n" +
 		// Fresh history: no rate is measured, so the do-no-harm check
 		// cuts every move back to the admin's; the table needs a plan.
-		"safety: {harm_margin_percent: -1}\n"
+		"safety: {harm_margin_percent: -1, idle_window: -1s}\n"
 	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
