@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -229,20 +231,70 @@ func ConfHash(c schedconf.Conf) int64 {
 	return int64(h.Sum64() & (1<<62 - 1))
 }
 
-// OverlayRunning returns file with the capacities and maximum capacities
-// running shows in place of the file's where the two differ in value (not
-// in spelling: "50" and "50.0" agree, so do equal absolute resources).
-// Keys the file lacks stay absent: running's defaults are not the admin's.
+// OverlayRunning returns file with the values running shows in place of
+// the file's where the two differ in value (not in spelling: "50" and
+// "50.0" agree, so do equal absolute resources), on what the sidecar writes
+// and the RM's answer carries: capacities, maximum capacities and each
+// queue's default node-label expression. Capacity keys the file lacks stay
+// absent: running's defaults are not the admin's. A label expression is
+// set explicitly only on a queue whose expression as the RM runs it (its
+// own, else its parent's) differs from the file's.
 func OverlayRunning(file, running schedconf.Conf) schedconf.Conf {
 	out := file.Clone()
-	for k, rv := range running {
-		fv, ok := file[k]
-		if !ok || !isCapacityKey(k) || sameCapacity(fv, rv) {
-			continue
+	for k, fv := range file {
+		if rv, ok := running[k]; ok && isCapacityKey(k) && !sameCapacity(fv, rv) {
+			out[k] = rv
 		}
-		out[k] = rv
+	}
+	for _, q := range queuePaths(running) {
+		// The answer shows each queue's expression as it runs (inherited
+		// included) and leaves out an empty one.
+		rv := strings.TrimSpace(running[schedconf.Key(q, labelExpressionProp)])
+		if effectiveLabel(out, q) != rv {
+			out[schedconf.Key(q, labelExpressionProp)] = rv
+		}
 	}
 	return out
+}
+
+const labelExpressionProp = "default-node-label-expression"
+
+// effectiveLabel is queue's default node-label expression as a refresh of
+// c would run it: its own, else its nearest parent's (the Capacity
+// Scheduler inherits an unset one; schedconf.ParseTree does the same).
+func effectiveLabel(c schedconf.Conf, queue string) string {
+	for q := queue; q != ""; {
+		if v, ok := c[schedconf.Key(q, labelExpressionProp)]; ok {
+			return strings.TrimSpace(v)
+		}
+		i := strings.LastIndexByte(q, '.')
+		if i < 0 {
+			break
+		}
+		q = q[:i]
+	}
+	return ""
+}
+
+// queuePaths lists c's queues below root, parents before their children
+// (from the "queues" keys).
+func queuePaths(c schedconf.Conf) []string {
+	set := map[string]bool{}
+	for k, v := range c {
+		parent, ok := strings.CutPrefix(k, schedconf.Prefix)
+		if !ok {
+			continue
+		}
+		if parent, ok = strings.CutSuffix(parent, ".queues"); !ok {
+			continue
+		}
+		for _, child := range strings.Split(v, ",") {
+			if child = strings.TrimSpace(child); child != "" {
+				set[parent+"."+child] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 func isCapacityKey(k string) bool {

@@ -37,13 +37,53 @@ func TestOverlayRunning(t *testing.T) {
 	}
 }
 
-func TestConfHash(t *testing.T) {
-	a := schedconf.Conf{"x": "1", "y": "2"}
-	b := schedconf.Conf{"y": "2", "x": "1"}
-	if act.ConfHash(a) != act.ConfHash(b) || act.ConfHash(a) < 0 {
-		t.Error("the hash depends on map order or is negative")
+// A file write no refresh took that only routed a queue (the kill test's
+// flake): the overlay shows the label expression the RM runs, not the
+// file's; an inherited expression is not written out where they agree.
+func TestOverlayRunningLabelExpression(t *testing.T) {
+	p := schedconf.Prefix
+	label := func(q string) string { return schedconf.Key(q, "default-node-label-expression") }
+	file := schedconf.Conf{p + "root.queues": "etl,bi,ml,research", p + "root.research.queues": "dl,adhoc",
+		p + "root.etl.capacity": "50", label("root.etl"): "gpu", label("root.bi"): "", label("root.research"): "gpu"}
+	tree := schedconf.Conf{p + "root.queues": "etl,bi,ml,research", p + "root.research.queues": "dl,adhoc"}
+	with := func(kv ...string) schedconf.Conf {
+		c := tree.Clone()
+		for i := 0; i < len(kv); i += 2 {
+			c[kv[i]] = kv[i+1]
+		}
+		return c
 	}
-	if act.ConfHash(a) == act.ConfHash(schedconf.Conf{"x": "1", "y": "3"}) || act.ConfHash(a) == act.ConfHash(schedconf.Conf{"x": "12"}) {
-		t.Error("a changed configuration kept its hash")
+	for _, tc := range []struct {
+		name    string
+		running schedconf.Conf
+		want    map[string]string
+		absent  []string
+	}{
+		{"the answer leaves out an empty expression: the RM runs none", with(p+"root.etl.capacity", "50", label("root.research"), "gpu",
+			label("root.research.dl"), "gpu", label("root.research.adhoc"), "gpu"),
+			map[string]string{label("root.etl"): "", p + "root.etl.capacity": "50", label("root.research"): "gpu"},
+			[]string{label("root.research.dl"), label("root.ml")}},
+		{"the RM runs a label the file cleared or lacks", with(label("root.etl"), "gpu", label("root.bi"), "gpu", label("root.ml"), "gpu",
+			label("root.research"), "gpu", label("root.research.dl"), "gpu", label("root.research.adhoc"), "gpu"),
+			map[string]string{label("root.bi"): "gpu", label("root.ml"): "gpu"}, []string{label("root.research.adhoc")}},
+		{"a child runs none under a parent with one", with(label("root.etl"), "gpu", label("root.research"), "gpu", label("root.research.dl"), "gpu"),
+			map[string]string{label("root.research.adhoc"): ""}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := act.OverlayRunning(file, tc.running)
+			for k, v := range tc.want {
+				if gv, ok := got[k]; gv != v || !ok {
+					t.Errorf("%s = %q (set %v), want %q", k, gv, ok, v)
+				}
+			}
+			for _, k := range tc.absent {
+				if v, ok := got[k]; ok {
+					t.Errorf("%s = %q, want it left unset (inherited, or none)", k, v)
+				}
+			}
+			if file[label("root.etl")] != "gpu" {
+				t.Error("the file's conf was changed in place")
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -144,12 +145,22 @@ func (f *FileRefresher) restore(ctx context.Context, prev []byte, mode os.FileMo
 	return cause
 }
 
-// fileDiffers reports the first capacity on which the file and what the RM
-// runs (live: AnyStore's overlay) disagree.
+// fileDiffers reports the first capacity or default node-label expression
+// on which the file and what the RM runs (live: AnyStore's overlay)
+// disagree. (Label expressions too: a kill between the file write and the
+// refresh of a plan that only routed a queue left the file ahead of the RM
+// unseen; found by TestKillAnywhereFileStore.)
 func fileDiffers(file, live schedconf.Conf) (key, fileValue, running string, differs bool) {
 	for _, k := range plan.SortedKeys(file) {
 		if isCapacityKey(k) && !sameCapacity(file[k], live[k]) {
 			return k, file[k], live[k], true
+		}
+	}
+	queues := append(queuePaths(file), queuePaths(live)...)
+	slices.Sort(queues)
+	for _, q := range slices.Compact(queues) {
+		if fv, rv := effectiveLabel(file, q), effectiveLabel(live, q); fv != rv {
+			return schedconf.Key(q, labelExpressionProp), fv, rv, true
 		}
 	}
 	return "", "", "", false
