@@ -126,10 +126,22 @@ func (c calibrationSamples) sampled(done map[string][]string) {
 // rates are learned, as before: on shift, train's first job on the GPU
 // nodes sent home after its first maps made train 0.47 -> 0.50x and sort
 // 1.07x of stock. Runs after the demand step and before the plan.
+//
+// A sample is bounded, too (issue 32: calibration risks a bounded sample,
+// never a whole queue's home): once an app started in the partition after
+// the move (the sample is underway) and the queue's demand exceeds
+// CalibrationMax containers, the queue is marked sampled the same way, so
+// its later jobs go where the known rates say; the apps already there
+// finish there. The planner sends only a queue within the bound, but its
+// next jobs followed the home: on tuning cluster 17 the etl queue, sent to
+// a 14-slot GPU partition with one container of demand, kept the home for
+// 16 minutes and the jobs submitted then ran 2.48x as long as on stock.
 type calibrationSampledStep struct {
 	Samples    calibrationSamples
 	MinSamples int
 	Models     func() map[string]deadline.PhaseModel
+	// CalibrationMax (containers; 0: no bound on a sample underway).
+	CalibrationMax int64
 }
 
 func (calibrationSampledStep) Name() string { return "calibrationSampled" }
@@ -179,19 +191,31 @@ func (st calibrationSampledStep) Run(s *decideState) error {
 			}
 			secs[class] = append(secs[class], a.Job.CompletedMaps...)
 		}
+		underway := slices.ContainsFunc(apps, func(id string) bool { return !smp.Earlier[id] })
+		if underway && st.CalibrationMax > 0 && q.Demand > st.CalibrationMax {
+			markSampled(s, i, apps)
+			s.Notes = append(s.Notes, fmt.Sprintf("queue %s: its calibration sample in %q is underway and the queue's demand (%d containers) is past the bound (%d): its later jobs go where the known rates say", q.Path, smp.Partition, q.Demand, st.CalibrationMax))
+			continue
+		}
 		gain, ok := sampleGain(secs, models, minSamples)
 		if !ok || gain > calibrationNoGain {
 			continue
 		}
-		s.Queues[i].Sampled = true
-		if s.Sampled == nil {
-			s.Sampled = map[string][]string{}
-		}
-		slices.Sort(apps)
-		s.Sampled[q.Path] = apps
+		markSampled(s, i, apps)
 		s.Notes = append(s.Notes, fmt.Sprintf("queue %s: its calibration sample in %q runs maps at most %.2f× as fast as its classes' past maps: not kept there for the rest of its jobs (the rates follow from their history)", q.Path, smp.Partition, gain))
 	}
 	return nil
+}
+
+// markSampled: queue i's sample is in (or bounded); its running apps hold
+// it until their history is learned.
+func markSampled(s *decideState, i int, apps []string) {
+	s.Queues[i].Sampled = true
+	if s.Sampled == nil {
+		s.Sampled = map[string][]string{}
+	}
+	slices.Sort(apps)
+	s.Sampled[s.Queues[i].Path] = apps
 }
 
 // sampleGain is the most any class's maps gain in the partition: the

@@ -82,6 +82,40 @@ func TestCalibrationSampledStep(t *testing.T) {
 	}
 }
 
+// TestCalibrationSampleBounded: a sample underway (an app started after
+// the move) in a queue whose demand passed the bound is marked sampled
+// before its maps say anything, so the queue's later jobs go home.
+func TestCalibrationSampleBounded(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 2, 30, 0, 0, time.UTC)
+	fresh := CalibrationSample{Partition: "gpu", Earlier: map[string]bool{}}
+	app := runningApp("app1", "root.a", "train", t0, &cluster.Job{})
+	for _, tc := range []struct {
+		name   string
+		sample CalibrationSample
+		demand int64
+		want   bool
+	}{
+		{"underway, demand past the bound: sampled", fresh, 40, true},
+		{"underway, demand within the bound: the sample goes on", fresh, 16, false},
+		{"only an app from before the move: not underway", CalibrationSample{Partition: "gpu", Earlier: map[string]bool{"app1": true}}, 40, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &decideState{Tree: calibrationTree(t, "gpu"), Snap: cluster.Snapshot{Apps: []cluster.App{app}}, ClassOf: func(a cluster.App) string { return a.Name },
+				Queues: []progress.QueueDemand{{Path: "root.a", Demand: tc.demand}, {Path: "root.b", Demand: 10}}}
+			st := calibrationSampledStep{Samples: calibrationSamples{"root.a": tc.sample}, CalibrationMax: 16}
+			if err := st.Run(s); err != nil {
+				t.Fatal(err)
+			}
+			if s.Queues[0].Sampled != tc.want {
+				t.Fatalf("root.a Sampled %v, want %v", s.Queues[0].Sampled, tc.want)
+			}
+			if tc.want && (!slices.Equal(s.Sampled["root.a"], []string{"app1"}) || !strings.Contains(strings.Join(s.Notes, "\n"), "past the bound")) {
+				t.Fatalf("sample apps %v, notes %v", s.Sampled["root.a"], s.Notes)
+			}
+		})
+	}
+}
+
 // TestCalibrationSamplesFollow: a sent queue is followed once it lives in
 // the partition; apps started after it moved count every map; a complete
 // sample is kept while its apps run.

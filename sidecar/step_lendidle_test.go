@@ -131,3 +131,48 @@ func TestLendIdleNested(t *testing.T) {
 		t.Fatalf("root.p %.2f root.q %.2f, want the admin's 60/40 (x is busy under p)", p, q)
 	}
 }
+
+// A guest (a leaf the plan moves into a partition that is not its admin
+// home) keeps only the share the partition's own busy queues leave idle;
+// the rest goes back to them (tuning cluster 3).
+func TestLendIdleGuestShare(t *testing.T) {
+	conf := map[string]string{
+		"yarn.scheduler.capacity.root.queues":                           "bi,etl,ml",
+		"yarn.scheduler.capacity.root.bi.capacity":                      "60",
+		"yarn.scheduler.capacity.root.etl.capacity":                     "20",
+		"yarn.scheduler.capacity.root.ml.capacity":                      "20",
+		"yarn.scheduler.capacity.root.bi.default-node-label-expression": "gpu",
+	}
+	home := func(h string) *string { return &h }
+	for _, tc := range []struct {
+		name    string
+		etl, ml int64 // demand of the default partition's own queues (20 slots)
+		wantBI  float64
+	}{
+		{"owners ask 15 of 20 slots: bi keeps 25%", 10, 5, 25},
+		{"owners ask 19: bi keeps 5%, the owners get the rest back by the admin's shares", 12, 7, 5},
+		{"owners ask 5: bi's 60% is within the idle 75%", 3, 2, 60},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &decideState{Live: conf, Tree: mustTree(t, conf), Snap: harmWorld(t).Snap,
+				Parts:  []progress.PartitionSlots{{Name: "", Slots: map[string]int64{"cpu": 20}}, {Name: "gpu", Slots: map[string]int64{"gpu": 4}}},
+				Queues: []progress.QueueDemand{{Path: "root.bi", Demand: 30}, {Path: "root.etl", Demand: tc.etl}, {Path: "root.ml", Demand: tc.ml}},
+				Targets: map[string]plan.QueueTarget{
+					"root.bi":  {Capacity: map[string]float64{"": 60}, DefaultLabelExpression: home("")},
+					"root.etl": {Capacity: map[string]float64{"": 20}},
+					"root.ml":  {Capacity: map[string]float64{"": 20}},
+				}}
+			seen := seenOf(s)
+			if err := (lendIdleStep{Seen: seen, Recent: &recentDemand{}}).Run(s); err != nil {
+				t.Fatal(err)
+			}
+			got := func(q string) float64 { return s.Targets[q].Capacity[""] }
+			if math.Abs(got("root.bi")-tc.wantBI) > 1e-6 || math.Abs(got("root.etl")+got("root.ml")+got("root.bi")-100) > 1e-6 {
+				t.Fatalf("bi %.2f etl %.2f ml %.2f, want bi %.2f and a sum of 100", got("root.bi"), got("root.etl"), got("root.ml"), tc.wantBI)
+			}
+			if math.Abs(got("root.etl")-got("root.ml")) > 1e-6 {
+				t.Fatalf("etl %.2f ml %.2f: the freed share follows the admin's equal shares", got("root.etl"), got("root.ml"))
+			}
+		})
+	}
+}

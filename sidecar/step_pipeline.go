@@ -79,7 +79,7 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		sparkPlanStep{Apps: d.SparkApps},
 		// Before the plan: a queue whose calibration sample ran is not
 		// sent to calibrate again.
-		calibrationSampledStep{Samples: d.samples, Models: d.Models},
+		calibrationSampledStep{Samples: d.samples, Models: d.Models, CalibrationMax: d.calibrationMax()},
 		deadlineStep{Models: d.Models, Residuals: d.Residuals, Outlooks: d.Outlooks, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		arrivingGoalStep{Guard: d.Preemption, Models: d.Models, SLOs: d.SLOs, Confidence: d.Confidence, Samples: d.Samples},
 		psPlanStep{CalibrationMax: d.calibrationMax()},
