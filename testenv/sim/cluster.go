@@ -38,6 +38,9 @@ type Cluster struct {
 	offRack   map[string][]*node
 	events    eventHeap
 	seq       int64
+	// schedNodes is the node count of the scheduling pass under way
+	// (localityDelays), the scheduler's getNumClusterNodes.
+	schedNodes int
 
 	nodes    []*node
 	nodeByID map[string]*node

@@ -15,7 +15,8 @@
 // allocation (SchedulerUtils.normalizeNodeLabelExpressionInRequest);
 // allocation on node heartbeats (1 s), parents ordering children by
 // utilisation, leaves ordering apps by priority then FIFO; node-locality
-// delay in missed scheduling opportunities; maximum-am-resource-percent;
+// delay in missed scheduling opportunities, capped at the node count as
+// RegularContainerAllocator caps it; maximum-am-resource-percent;
 // MapReduce AMs, maps over HDFS blocks (replicas placed rack-aware on
 // DataNode hosts, within a job's input_racks when the scenario names them;
 // node types can be kept to some racks: placement.go) and reduces with

@@ -509,11 +509,7 @@ func (c *Cluster) giveToStarving(n *node) {
 		}
 	}
 	sort.SliceStable(qs, func(i, j int) bool { return qs[i].util < qs[j].util })
-	delay := c.confInt("yarn.scheduler.capacity.node-locality-delay", 40)
-	rackDelay := c.confInt("yarn.scheduler.capacity.rack-locality-additional-delay", -1)
-	if rackDelay < 0 {
-		rackDelay = delay
-	}
+	delay, rackDelay := c.localityDelays()
 	for _, q := range qs {
 		for _, a := range c.active {
 			if a.queue != q.path || !a.hasDemand() || c.labelExpr(a) != p {

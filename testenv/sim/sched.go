@@ -63,11 +63,7 @@ func (c *Cluster) allocateAll() {
 			totals[n.label] = add(totals[n.label], n.total)
 		}
 	}
-	delay := c.confInt("yarn.scheduler.capacity.node-locality-delay", 40)
-	rackDelay := c.confInt("yarn.scheduler.capacity.rack-locality-additional-delay", -1)
-	if rackDelay < 0 {
-		rackDelay = delay
-	}
+	delay, rackDelay := c.localityDelays()
 	// Rotate the heartbeat order so no node is always offered first.
 	start := int(c.now.Unix()) % len(c.nodes)
 	for i := range c.nodes {
@@ -199,7 +195,7 @@ func (c *Cluster) tryApp(a *app, n *node, total rmweb.Resource, delay, rackDelay
 			c.launchMap(a, idx, n, "RACK_LOCAL")
 			return true
 		}
-		if a.missed < delay+rackDelay {
+		if a.missed < c.offSwitchDelay(a, delay, rackDelay) {
 			a.missed++
 			return false
 		}
@@ -245,6 +241,52 @@ func (c *Cluster) launchMap(a *app, idx int, n *node, locality string) {
 		a.missed = 0
 	}
 	c.startAttempt(a, a.maps[idx], n, locality)
+}
+
+// localityDelays are delay scheduling's thresholds as
+// RegularContainerAllocator reads them: node-locality-delay capped at the
+// cluster's node count (getActualNodeLocalityDelay), and
+// rack-locality-additional-delay (-1, the default: off-switch waits by the
+// locality wait factor instead; offSwitchDelay).
+func (c *Cluster) localityDelays() (nodeDelay, rackAdditional int) {
+	delay := c.confInt("yarn.scheduler.capacity.node-locality-delay", 40)
+	rackAdditional = c.confInt("yarn.scheduler.capacity.rack-locality-additional-delay", -1)
+	c.schedNodes = c.clusterNodes()
+	return min(c.schedNodes, delay), rackAdditional
+}
+
+// clusterNodes is the scheduler's node count (getNumClusterNodes: every
+// registered node, of every partition).
+func (c *Cluster) clusterNodes() int {
+	n := 0
+	for _, nd := range c.nodes {
+		if nd.state == "RUNNING" {
+			n++
+		}
+	}
+	return n
+}
+
+// offSwitchDelay is how many scheduling opportunities an app misses before
+// an off-switch container (canAssign, NodeType.OFF_SWITCH): with
+// rack-locality-additional-delay set, node-locality-delay plus it, capped
+// at the node count; otherwise its outstanding maps times the locality
+// wait factor (unique locations asked, less one, over the node count, at
+// most 1), capped at the node count; no wait when it asks for no location.
+// The unique locations are counted from the app's host and rack lists,
+// which may keep hosts whose maps already ran: an upper bound, and the
+// factor is capped at 1 anyway.
+func (c *Cluster) offSwitchDelay(a *app, nodeDelay, rackAdditional int) int {
+	nodes := c.schedNodes
+	if rackAdditional > -1 {
+		return min(nodes, nodeDelay+rackAdditional)
+	}
+	uniq := len(a.pendingByHost) + len(a.pendingByRack) + 1
+	if uniq == 1 || nodes == 0 {
+		return 0
+	}
+	factor := math.Min(float64(uniq-1)/float64(nodes), 1)
+	return int(math.Min(float64(nodes), float64(len(a.pendingMaps))*factor))
 }
 
 // trimDone drops leading entries that are no longer pending (lazy deletion).
