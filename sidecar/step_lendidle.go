@@ -389,6 +389,15 @@ func (st lendIdleStep) capGuests(s *decideState, parent *schedconf.Queue, part s
 		t := s.Targets[c.Path]
 		t.Capacity = maps.Clone(t.Capacity)
 		t.Capacity[part] = cur[i] * idle / held
+		// The guest borrows no more than the idle share either: with the
+		// admin's ceiling it competes for every container the owners'
+		// queues would borrow under the admin's routing (tuning cluster
+		// 63: etl, routed home from a small partition into the default
+		// one, took ml's elastic share and ml's jobs ran 5.5x stock).
+		if m, ok := t.MaxCapacity[part]; ok && m > math.Max(idle, t.Capacity[part]) {
+			t.MaxCapacity = maps.Clone(t.MaxCapacity)
+			t.MaxCapacity[part] = math.Max(idle, t.Capacity[part])
+		}
 		s.Targets[c.Path] = t
 		out = append(out, fmt.Sprintf("%s in %q %.1f%% -> %.1f%%", c.Path, part, cur[i], t.Capacity[part]))
 	}

@@ -148,17 +148,18 @@ func TestLendIdleGuestShare(t *testing.T) {
 		name    string
 		etl, ml int64 // demand of the default partition's own queues (20 slots)
 		wantBI  float64
+		wantMax float64 // bi's maximum-capacity there (the admin's 100 when nothing is capped)
 	}{
-		{"owners ask 15 of 20 slots: bi keeps 25%", 10, 5, 25},
-		{"owners ask 19: bi keeps 5%, the owners get the rest back by the admin's shares", 12, 7, 5},
-		{"owners ask 5: bi's 60% is within the idle 75%", 3, 2, 60},
+		{"owners ask 15 of 20 slots: bi keeps 25% and borrows no more", 10, 5, 25, 25},
+		{"owners ask 19: bi keeps 5%, the owners get the rest back by the admin's shares", 12, 7, 5, 5},
+		{"owners ask 5: bi's 60% is within the idle 75%", 3, 2, 60, 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &decideState{Live: conf, Tree: mustTree(t, conf), Snap: harmWorld(t).Snap,
 				Parts:  []progress.PartitionSlots{{Name: "", Slots: map[string]int64{"cpu": 20}}, {Name: "gpu", Slots: map[string]int64{"gpu": 4}}},
 				Queues: []progress.QueueDemand{{Path: "root.bi", Demand: 30}, {Path: "root.etl", Demand: tc.etl}, {Path: "root.ml", Demand: tc.ml}},
 				Targets: map[string]plan.QueueTarget{
-					"root.bi":  {Capacity: map[string]float64{"": 60}, DefaultLabelExpression: home("")},
+					"root.bi":  {Capacity: map[string]float64{"": 60}, MaxCapacity: map[string]float64{"": 100}, DefaultLabelExpression: home("")},
 					"root.etl": {Capacity: map[string]float64{"": 20}},
 					"root.ml":  {Capacity: map[string]float64{"": 20}},
 				}}
@@ -169,6 +170,9 @@ func TestLendIdleGuestShare(t *testing.T) {
 			got := func(q string) float64 { return s.Targets[q].Capacity[""] }
 			if math.Abs(got("root.bi")-tc.wantBI) > 1e-6 || math.Abs(got("root.etl")+got("root.ml")+got("root.bi")-100) > 1e-6 {
 				t.Fatalf("bi %.2f etl %.2f ml %.2f, want bi %.2f and a sum of 100", got("root.bi"), got("root.etl"), got("root.ml"), tc.wantBI)
+			}
+			if m := s.Targets["root.bi"].MaxCapacity[""]; math.Abs(m-tc.wantMax) > 1e-6 {
+				t.Fatalf("bi's maximum-capacity %.2f, want %.2f", m, tc.wantMax)
 			}
 			if math.Abs(got("root.etl")-got("root.ml")) > 1e-6 {
 				t.Fatalf("etl %.2f ml %.2f: the freed share follows the admin's equal shares", got("root.etl"), got("root.ml"))
