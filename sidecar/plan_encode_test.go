@@ -125,7 +125,8 @@ func TestRateLimit(t *testing.T) {
 
 // TestRateLimitReserve: with 12 an hour and 2 reserved, the 11th and 12th
 // mutations go only to plans that raise a queue back toward its guarantee
-// or for a deadline; the cap itself still holds for them.
+// or for a deadline; past the cap only a plan that gives back and does
+// nothing else passes (act.GivesBackOnly).
 func TestRateLimitReserve(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	gain := map[string]float64{"sum_ps": 2, "sum_ps_now": 1}
@@ -154,7 +155,17 @@ func TestRateLimitReserve(t *testing.T) {
 			Restores: map[string]string{"root.b": "back to its home partition"}}, true, ""},
 		{"reserve reached: a home move of a queue not listed waits", 10, 2, &plan.Plan{Predicted: gain,
 			Changes: []plan.Change{{Queue: "root.b", Property: "default-node-label-expression", From: "", To: "gpu"}}}, false, "kept for moves back"},
-		{"cap reached: even a restoring plan waits", 12, 2, back("20", "40"), false, "max_mutations_per_hour is 12"},
+		{"cap reached: a plan that only gives back passes (issue 32)", 12, 2, back("20", "40"), true, ""},
+		{"cap reached: a restoring plan that also raises another queue waits", 12, 2, &plan.Plan{Predicted: gain,
+			Changes: []plan.Change{{Queue: "root.b", Property: "capacity", From: "20", To: "40"}, {Queue: "root.c", Property: "capacity", From: "10", To: "20"}},
+			Restores: map[string]string{"root.b": "back toward its guarantee"}}, false, "max_mutations_per_hour is 12"},
+		{"cap reached: a restoring plan that also routes another queue waits", 12, 2, &plan.Plan{Predicted: gain,
+			Changes: []plan.Change{{Queue: "root.b", Property: "capacity", From: "20", To: "40"}, {Queue: "root.c", Property: "default-node-label-expression", From: "", To: "gpu"}},
+			Restores: map[string]string{"root.b": "back toward its guarantee"}}, false, "max_mutations_per_hour is 12"},
+		{"cap reached: a guest's ceiling lowered with the restore passes", 12, 2, &plan.Plan{Predicted: gain,
+			Changes: []plan.Change{{Queue: "root.b", Property: "capacity", From: "20", To: "40"}, {Queue: "root.c", Property: "capacity", From: "40", To: "20"}, {Queue: "root.c", Property: "maximum-capacity", From: "100", To: "20"}},
+			Restores: map[string]string{"root.b": "a guest's guarantee given back"}}, true, ""},
+		{"cap reached: a ΣPS move waits", 12, 2, ps, false, "max_mutations_per_hour is 12"},
 		{"no reserve: as before", 11, 0, ps, true, ""},
 	} {
 		r := &act.RateLimit{MaxPerHour: 12, Reserved: tc.reserved}
