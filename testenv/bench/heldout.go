@@ -13,6 +13,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/gen"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
 // The held-out rows (issue 32): the sidecar, stock and the sweep's best
@@ -27,7 +28,7 @@ import (
 // static configuration never sees the run it is judged on.
 func init() {
 	// Rows: the summary: >5%, >2%, means vs stock and best static, each cluster's ratios, reversals.
-	register(Bench{Area: "heldout", Order: 58, Run: runHeldOut, Rows: 6})
+	register(Bench{Area: "heldout", Order: 58, Run: runHeldOut, Rows: 7})
 }
 
 const (
@@ -41,7 +42,11 @@ type clusterOutcome struct {
 	info                gen.Info
 	staticName          string
 	stock, static, side experiment.Result
-	off                 *experiment.Result // the unguarded sidecar (-heldout-unguarded)
+	// locality is stock with the one scheduler-wide property the sidecar
+	// writes at its start (rack-locality-full-reset=false): how much of the
+	// sidecar's figure a static one-line change gives.
+	locality experiment.Result
+	off      *experiment.Result // the unguarded sidecar (-heldout-unguarded)
 	// ablated are the sidecar runs without one decide step each, by the
 	// step's name (-heldout-ablate, heldout_ablate.go).
 	ablated map[string]experiment.Result
@@ -119,6 +124,16 @@ func runHeldOut(o Options) ([]Row, error) {
 				out[k].static = r
 				mu.Unlock()
 				return wrapCluster(out[k].seed, "static", err)
+			},
+			func() error {
+				to := schedconf.Conf(sc.Conf).Clone()
+				to[schedconf.Prefix+"rack-locality-full-reset"] = "false"
+				lm := schedconf.Diff(schedconf.Conf(sc.Conf), to)
+				r, err := experiment.RunStaticOn(sc, heldoutRunSeed, &lm)
+				mu.Lock()
+				out[k].locality = r
+				mu.Unlock()
+				return wrapCluster(out[k].seed, "locality switch", err)
 			},
 			func() error {
 				r, err := experiment.RunSidecar(sc.Name, heldoutRunSeed, experiment.SidecarOptions{Scenario: sc, WarmupSeed: heldoutRunSeed + 100, MCSamples: 50})
@@ -242,6 +257,11 @@ func heldoutRows(set string, out []clusterOutcome, sweep, wall time.Duration) []
 	}
 	n := len(out)
 	s := summarize(on)
+	var loc []judged
+	for k := range out {
+		loc = append(loc, judge(&out[k], out[k].locality))
+	}
+	ls := summarize(loc)
 	var u *summary
 	if len(off) == n {
 		x := summarize(off)
@@ -274,6 +294,8 @@ func heldoutRows(set string, out []clusterOutcome, sweep, wall time.Duration) []
 			Figure: list(s.worsts), Baseline: b(func(x summary) string { return list(x.worsts) }), Detail: true},
 		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): per cluster, worst class vs stock; mean completion, sidecar vs stock / vs best static (cluster seed: ratios; the per-cluster rows with -candidates)", set, n),
 			Figure: perCluster(out, on)},
+		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): stock with only rack-locality-full-reset=false (which the sidecar writes at its start): clusters with a class >5%% / >2%% slower than stock; mean over clusters vs stock", set, n),
+			Figure: fmt.Sprintf("%d/%d; %d/%d; %.3f×", ls.over5, n, ls.over2, n, ls.meanStock)},
 		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): reversals per queue per hour, worst queue of any cluster (mean over changed queues)", set, n),
 			Figure: fmt.Sprintf("%.2f (mean %.2f)", s.worstFlips, s.meanFlips), Baseline: b(func(x summary) string { return fmt.Sprintf("%.2f (mean %.2f)", x.worstFlips, x.meanFlips) }), Goal: "≤1"},
 		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): wall time (sweep %s)", set, n, sweep.Round(time.Second)),
