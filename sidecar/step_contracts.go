@@ -80,6 +80,8 @@ var stepContracts = map[string]stepContract{
 		[]string{"Tree", "Plan"}, []string{"Shares"}},
 	"targets": {"turn shares into each queue's percentage of its parent per partition, and homes",
 		[]string{"Tree", "Plan", "Shares"}, []string{"Targets"}},
+	"idle cluster": {"plan nothing while no queue has demand and no goal job is arriving",
+		[]string{"Queues", "Arriving", "Targets"}, []string{"Targets", "Notes"}},
 	"ceilings": {"keep the admin's maximum-capacity unless allowed to raise it",
 		[]string{"Tree"}, []string{"Targets"}},
 	"calibrationReturn": {"send idle queues home from a calibration that showed no gain",

@@ -94,6 +94,7 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		deadlineReserveStep{Seen: seen, Bands: d.Guarantees, Guard: d.Preemption},
 		hierarchyStep{},
 		targetsStep{},
+		idleClusterStep{},
 		// Right after the targets, which plan maximum-capacity 100.
 		ceilingsStep{Raise: d.RaiseMaxCapacity, Seen: seen},
 		// Before the restores: an idle queue sent home from calibration
