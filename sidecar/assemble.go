@@ -42,6 +42,6 @@ func NewDecider(cfg *Config, p DeciderParts) *PSDecider {
 		Models: p.Learner.Models, Residuals: p.Learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: samples,
 		Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
 		HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers, IdleWindow: cfg.Safety.IdleWindow,
-		ReversalHold: cfg.Rate.ReversalHold,
-		Guarantees:   cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: p.Preemption, SkipSteps: p.SkipSteps}
+		ReversalHold: cfg.Rate.ReversalHold, MinMovePoints: cfg.Rate.MinMovePoints,
+		Guarantees: cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: p.Preemption, SkipSteps: p.SkipSteps}
 }

@@ -67,6 +67,9 @@ type PSDecider struct {
 	// ReversalHold is how long a written capacity is protected against
 	// being moved back (step_reversal_hold.go; 0 or negative: off).
 	ReversalHold time.Duration
+	// MinMovePoints is the least capacity move written, in points of the
+	// parent (step_small_moves.go; 0: DefaultMinMovePoints, negative: off).
+	MinMovePoints float64
 	// Guarantees are the admin's bands (Config.Bands).
 	Guarantees GuaranteeBands
 	// RMVersion is the ResourceManager's hadoopVersion (/cluster/info):

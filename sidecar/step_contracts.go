@@ -64,6 +64,8 @@ var stepContracts = map[string]stepContract{
 		[]string{"Snap", "Tree", "Types", "ClassOf", "Parts", "Queues", "Slot", "Rates"}, []string{"Deadlines", "Queues"}},
 	"goal jobs arriving": {"claim containers for goal jobs whose AM has not reported its tasks yet",
 		[]string{"Snap", "Tree", "ClassOf", "Deadlines", "Parts", "Slot"}, []string{"Arriving", "Notes"}},
+	"small moves": {"keep a capacity whose move is under rate.min_move_points at its live value",
+		[]string{"Tree", "Queues", "Deadlines", "Arriving", "Holding", "Urgent", "Restores"}, []string{"Targets", "Notes"}},
 	"PS plan": {"the PS-fair plan: maximise ΣPS with min-PS fairness (Lee eq. 4.1, Algorithm 2)",
 		[]string{"Tree", "Parts", "Queues", "Rates"}, []string{"Plan", "Calibrations"}},
 	"route gain": {"keep queues of small jobs home unless the route gains their completion",

@@ -108,6 +108,9 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		// After the bands (it only moves targets back to live values) and
 		// before the do-no-harm check, which judges what is left.
 		reversalHoldStep{Moves: d.moves, Seen: seen, Hold: d.ReversalHold},
+		// Like the hold, it only moves targets back to live values.
+		smallMovesStep{Seen: seen, MinMove: d.MinMovePoints},
+
 		// After the bands (a blend of in-band values stays in band),
 		// before the preemption steps (they only move toward live values):
 		// no class predicted slower than under the admin's configuration.

@@ -200,6 +200,17 @@ func (st reversalHoldStep) Run(s *decideState) error {
 // live capacities and shrinks the others' moves so that the group's raises
 // and cuts match.
 func (st reversalHoldStep) rebalance(s *decideState, parent *schedconf.Queue, p string, now time.Time, hold time.Duration) {
+	keepLive(s, parent, p, func(ch *schedconf.Queue, live, want float64) bool {
+		return st.blocked(s, ch, p, "capacity", live, want, st.adminShare(ch.Path, p, live), now, hold) != ""
+	})
+}
+
+// keepLive holds the children of parent in partition p for which held
+// says so at their live capacities, and shrinks the others' moves in
+// proportion until the group's raises and cuts match again: every target
+// only moves toward its live value, so bands stay kept, no move changes
+// sign, and a sibling group's capacities keep their sum.
+func keepLive(s *decideState, parent *schedconf.Queue, p string, held func(ch *schedconf.Queue, live, want float64) bool) {
 	if parent == nil {
 		return
 	}
@@ -219,7 +230,7 @@ func (st reversalHoldStep) rebalance(s *decideState, parent *schedconf.Queue, p 
 			continue
 		}
 		live := shareOfParent(ch, p)
-		if st.blocked(s, ch, p, "capacity", live, want, st.adminShare(ch.Path, p, live), now, hold) != "" {
+		if held(ch, live, want) {
 			want = live
 		}
 		ms = append(ms, member{ch, live, want})
@@ -401,7 +412,13 @@ func promised(s *decideState, queue string) bool {
 // adminShare is the admin's share of the parent for a queue's partition
 // (FirstSeen), the live one where none was recorded.
 func (st reversalHoldStep) adminShare(queue, partition string, live float64) float64 {
-	if v, ok := st.Seen[seenKey(queue, partition)]; ok && !v.Unset {
+	return adminShareOf(st.Seen, queue, partition, live)
+}
+
+// adminShareOf is the admin's share of the parent for a queue's partition
+// (FirstSeen), the live one where none was recorded.
+func adminShareOf(seen map[string]SeenValue, queue, partition string, live float64) float64 {
+	if v, ok := seen[seenKey(queue, partition)]; ok && !v.Unset {
 		return v.Share
 	}
 	return live

@@ -42,4 +42,9 @@ type RateConfig struct {
 	// deadline (sidecar/step_reversal_hold.go). Off unless set (0): it cost
 	// gains and goals on the shipped scenarios (BENCHMARKS.md).
 	ReversalHold time.Duration `yaml:"reversal_hold"`
+	// MinMovePoints: a capacity or maximum-capacity move under this many
+	// points of the parent's share keeps the live value, unless it serves
+	// a promise or returns to the admin's value
+	// (sidecar/step_small_moves.go; 0: 5, negative: off).
+	MinMovePoints float64 `yaml:"min_move_points"`
 }

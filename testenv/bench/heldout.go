@@ -31,10 +31,13 @@ func init() {
 	register(Bench{Area: "heldout", Order: 58, Run: runHeldOut, Rows: 7})
 }
 
-const (
-	heldoutRunSeed   = 1
-	heldoutSweepSeed = 9001
-)
+// heldoutSweepSeed is the sweep's run seed; heldoutRunSeed the judged
+// runs' (-heldout-run-seed: the same clusters under other arrivals and
+// task times, to see how much of a difference between two builds is the
+// run's noise).
+const heldoutSweepSeed = 9001
+
+var heldoutRunSeed int64 = 1
 
 // clusterOutcome is one generated cluster's runs.
 type clusterOutcome struct {
@@ -60,6 +63,9 @@ func runHeldOut(o Options) ([]Row, error) {
 	ablate, err := ablateNames(o.HeldOutAblate)
 	if err != nil {
 		return nil, err
+	}
+	if len(ablate) > 0 && o.HeldOutRuns > 1 {
+		return nil, fmt.Errorf("-heldout-ablate runs one run seed per cluster; use it without -heldout-runs")
 	}
 	seeds := gen.HeldOutSeeds(n)
 	set := "held-out"
@@ -101,6 +107,9 @@ func runHeldOut(o Options) ([]Row, error) {
 	sweepWall := time.Since(start)
 	tasks = nil
 	var mu sync.Mutex
+	// runs are each cluster's judged runs, one per run seed.
+	type judgedRuns struct{ stock, static, locality, side []experiment.Result }
+	runs := make([]judgedRuns, len(seeds))
 	for k := range seeds {
 		best := 0
 		for i := range scores[k] {
@@ -110,38 +119,30 @@ func runHeldOut(o Options) ([]Row, error) {
 		}
 		sc, m := scs[k], families[k][best].Mutation
 		out[k].staticName = families[k][best].Name
-		tasks = append(tasks,
-			func() error {
-				r, err := experiment.RunStaticOn(sc, heldoutRunSeed, nil)
-				mu.Lock()
-				out[k].stock = r
-				mu.Unlock()
-				return wrapCluster(out[k].seed, "stock", err)
-			},
-			func() error {
-				r, err := experiment.RunStaticOn(sc, heldoutRunSeed, m)
-				mu.Lock()
-				out[k].static = r
-				mu.Unlock()
-				return wrapCluster(out[k].seed, "static", err)
-			},
-			func() error {
+		// Each judged run under every run seed; pooled per cluster below.
+		for r := range max(1, o.HeldOutRuns) {
+			seed := heldoutRunSeed + int64(r)
+			add := func(mode string, dst *[]experiment.Result, run func() (experiment.Result, error)) {
+				tasks = append(tasks, func() error {
+					res, err := run()
+					mu.Lock()
+					*dst = append(*dst, res)
+					mu.Unlock()
+					return wrapCluster(out[k].seed, mode, err)
+				})
+			}
+			add("stock", &runs[k].stock, func() (experiment.Result, error) { return experiment.RunStaticOn(sc, seed, nil) })
+			add("static", &runs[k].static, func() (experiment.Result, error) { return experiment.RunStaticOn(sc, seed, m) })
+			add("locality switch", &runs[k].locality, func() (experiment.Result, error) {
 				to := schedconf.Conf(sc.Conf).Clone()
 				to[schedconf.Prefix+"rack-locality-full-reset"] = "false"
 				lm := schedconf.Diff(schedconf.Conf(sc.Conf), to)
-				r, err := experiment.RunStaticOn(sc, heldoutRunSeed, &lm)
-				mu.Lock()
-				out[k].locality = r
-				mu.Unlock()
-				return wrapCluster(out[k].seed, "locality switch", err)
-			},
-			func() error {
-				r, err := experiment.RunSidecar(sc.Name, heldoutRunSeed, experiment.SidecarOptions{Scenario: sc, WarmupSeed: heldoutRunSeed + 100, MCSamples: 50})
-				mu.Lock()
-				out[k].side = r
-				mu.Unlock()
-				return wrapCluster(out[k].seed, "sidecar", err)
+				return experiment.RunStaticOn(sc, seed, &lm)
 			})
+			add("sidecar", &runs[k].side, func() (experiment.Result, error) {
+				return experiment.RunSidecar(sc.Name, seed, experiment.SidecarOptions{Scenario: sc, WarmupSeed: seed + 100, MCSamples: 50})
+			})
+		}
 		tasks = append(tasks, ablateTasks(out, k, sc, ablate, func(f func()) { mu.Lock(); f(); mu.Unlock() })...)
 		if o.HeldOutUnguarded {
 			tasks = append(tasks, func() error {
@@ -159,7 +160,35 @@ func runHeldOut(o Options) ([]Row, error) {
 	if err := experiment.Parallel(tasks); err != nil {
 		return nil, err
 	}
+	for k := range out {
+		out[k].stock, out[k].static = pooled(runs[k].stock), pooled(runs[k].static)
+		out[k].locality, out[k].side = pooled(runs[k].locality), pooled(runs[k].side)
+	}
 	return append(heldoutRows(set, out, sweepWall, time.Since(start)), ablateRows(set, out, ablate)...), nil
+}
+
+// pooled is one cluster's runs under several run seeds as one result: the
+// jobs of all (a class's mean completion is over every run's jobs, so
+// "slower on average" is over runs as well as jobs), plans applied and
+// reversals summed over the summed makespans (per queue-hour over all).
+func pooled(rs []experiment.Result) experiment.Result {
+	if len(rs) == 1 {
+		return rs[0]
+	}
+	var out experiment.Result
+	out.Reversals = map[string]int{}
+	for _, r := range rs {
+		out.Scenario, out.Mode = r.Scenario, r.Mode
+		out.Jobs = append(out.Jobs, r.Jobs...)
+		out.Applied += r.Applied
+		out.Cycles += r.Cycles
+		out.Makespan += max(r.Makespan, time.Hour) // ReversalsPerQueueHour counts a shorter run as an hour
+		for q, n := range r.Reversals {
+			out.Reversals[q] += n
+		}
+		out.ChangedQueues = max(out.ChangedQueues, r.ChangedQueues)
+	}
+	return out
 }
 
 // unguarded is the sidecar without issue 32's guards: no do-no-harm

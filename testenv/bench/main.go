@@ -55,7 +55,10 @@ type Options struct {
 	TightCycle time.Duration
 	// HeldOutN is how many generated clusters the heldout rows run, and
 	// HeldOutTuning runs them on the tuning set instead (heldout.go).
-	HeldOutN      int
+	HeldOutN int
+	// HeldOutRuns is how many run seeds each cluster's judged runs take
+	// (pooled: a class's mean is over every run's jobs).
+	HeldOutRuns   int
 	HeldOutTuning bool
 	// HeldOutUnguarded also runs the sidecar without issue 32's guards
 	// (no do-no-harm check, no calibration bound, no flap guard) on the
@@ -98,6 +101,8 @@ func main() {
 	nodeAge := flag.Duration("node-listing-max-age", 0, "observe's node-listing reuse bound (0: the default, negative: re-read every snapshot)")
 	tightCycle := flag.Duration("tight-cycle", 0, "the sidecar's control interval in the hetero-100-tight rows (0: the daemon's default, 30s)")
 	heldoutN := flag.Int("heldout-n", 30, "generated clusters the heldout rows run (the first n of the set)")
+	heldoutRuns := flag.Int("heldout-runs", 1, "run seeds per generated cluster for the heldout rows' judged runs (heldout-run-seed on), pooled per class")
+	flag.Int64Var(&heldoutRunSeed, "heldout-run-seed", 1, "run seed of the heldout rows' judged runs (stock, best static, sidecar; the sweep keeps its own)")
 	heldoutTuning := flag.Bool("heldout-tuning", false, "run the heldout rows on the tuning clusters (gen.TuningSeeds) instead of the held-out ones")
 	heldoutUnguarded := flag.Bool("heldout-unguarded", false, "the heldout rows also run the sidecar without the do-no-harm, calibration-bound and flap guards")
 	heldoutAblate := flag.String("heldout-ablate", "", "the heldout rows also run the sidecar once without each of these decide steps (comma-separated step names, e.g. \"route gain,goal route\")")
@@ -106,7 +111,7 @@ func main() {
 	flag.Parse()
 	sort.SliceStable(benches, func(i, j int) bool { return benches[i].Order < benches[j].Order })
 	opts := Options{Seeds: *seeds, FirstSeed: *firstSeed, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge, DeadlineDays: *deadlineDays, TightCycle: *tightCycle,
-		HeldOutN: *heldoutN, HeldOutTuning: *heldoutTuning, HeldOutUnguarded: *heldoutUnguarded, HeldOutAblate: *heldoutAblate, Candidates: *candidates}
+		HeldOutN: *heldoutN, HeldOutRuns: *heldoutRuns, HeldOutTuning: *heldoutTuning, HeldOutUnguarded: *heldoutUnguarded, HeldOutAblate: *heldoutAblate, Candidates: *candidates}
 	if *list {
 		listRows(os.Stdout, *only)
 		return
