@@ -68,7 +68,7 @@ type PSDecider struct {
 	// being moved back (step_reversal_hold.go; 0 or negative: off).
 	ReversalHold time.Duration
 	// MinMovePoints is the least capacity move written, in points of the
-	// parent (step_small_moves.go; 0: DefaultMinMovePoints, negative: off).
+	// parent (step_small_moves.go; 0 or negative: off).
 	MinMovePoints float64
 	// Guarantees are the admin's bands (Config.Bands).
 	Guarantees GuaranteeBands

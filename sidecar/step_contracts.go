@@ -25,7 +25,8 @@ import (
 //     own configuration by more than safety.harm_margin_percent (do no
 //     harm), the plan lends only what was idle (lend only idle), and
 //     calibration risks a bounded sample (PS plan);
-//   - stability: no move back within rate.reversal_hold (reversal hold);
+//   - stability: no move back within rate.reversal_hold (reversal hold),
+//     no move under rate.min_move_points (small moves; both off unless set);
 //   - what the RM will do with the result: the work its preemption would
 //     throw away (preemption, preemption shield) and how the tree can be
 //     written (mode encoding).

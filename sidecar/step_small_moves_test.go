@@ -21,7 +21,7 @@ func TestSmallMovesStep(t *testing.T) {
 		a, b, c float64 // planned
 		maxA    float64 // planned maximum-capacity of a (0: not planned)
 		restore string
-		minMove float64
+		minMove float64 // 0: SuggestedMinMovePoints
 		want    [3]float64
 		wantMax float64
 		note    bool
@@ -47,7 +47,11 @@ func TestSmallMovesStep(t *testing.T) {
 		if tc.restore != "" {
 			s.Restores[tc.restore] = "guarantee"
 		}
-		if err := (smallMovesStep{Seen: seen, MinMove: tc.minMove}).Run(s); err != nil {
+		minMove := tc.minMove
+		if minMove == 0 {
+			minMove = SuggestedMinMovePoints
+		}
+		if err := (smallMovesStep{Seen: seen, MinMove: minMove}).Run(s); err != nil {
 			t.Fatal(err)
 		}
 		var got [3]float64

@@ -45,6 +45,6 @@ type RateConfig struct {
 	// MinMovePoints: a capacity or maximum-capacity move under this many
 	// points of the parent's share keeps the live value, unless it serves
 	// a promise or returns to the admin's value
-	// (sidecar/step_small_moves.go; 0: 5, negative: off).
+	// (sidecar/step_small_moves.go). Off unless set (0); 5 suggested.
 	MinMovePoints float64 `yaml:"min_move_points"`
 }
