@@ -33,9 +33,10 @@ const SuggestedMinMovePoints = 5.0
 // A move passes whatever its size when it serves a promise (the queue or
 // one below it is urgent, restored, or has goal jobs that need
 // containers: promised), when it is a cut that pays for a sibling's
-// promise, or when it returns the value to the admin's. A held child's siblings have
-// their moves shrunk in proportion, so the group keeps its sum (keepLive);
-// a shrunk move that falls under MinMove is held on the next pass.
+// promise, or when it returns the value to the admin's. A held child's
+// siblings have their moves shrunk in proportion, so the group keeps its
+// sum (keepLive); a shrunk move that falls under MinMove is held on the
+// next pass.
 type smallMovesStep struct {
 	Seen map[string]SeenValue
 	// MinMove in points of the parent (0 or negative: the step is off).
@@ -70,7 +71,7 @@ func (st smallMovesStep) Run(s *decideState) error {
 		for _, p := range slices.Sorted(maps.Keys(groups[parentPath])) {
 			for pass := 0; pass <= len(parent.Children); pass++ {
 				small := func(ch *schedconf.Queue, live, want float64) bool {
-					return st.small(s, ch, p, live, want, floor, st.adminShare(ch.Path, p, live))
+					return st.small(s, ch, live, want, floor, st.adminShare(ch.Path, p, live))
 				}
 				n := 0
 				for _, ch := range parent.Children {
@@ -99,7 +100,7 @@ func (st smallMovesStep) Run(s *decideState) error {
 			if v, ok := st.Seen[seenKey(path, p)]; ok && v.MaxShare != nil {
 				admin = *v.MaxShare
 			}
-			if want := t.MaxCapacity[p]; math.Abs(want-live) > reversalEpsilon && st.small(s, q, p, live, want, floor, admin) {
+			if want := t.MaxCapacity[p]; math.Abs(want-live) > reversalEpsilon && st.small(s, q, live, want, floor, admin) {
 				t.MaxCapacity = maps.Clone(t.MaxCapacity)
 				t.MaxCapacity[p] = live
 				s.Targets[path] = t
@@ -113,9 +114,9 @@ func (st smallMovesStep) Run(s *decideState) error {
 	return nil
 }
 
-// small: moving q's value in partition p from live to want is under the
-// floor and serves no promise and no return to the admin's value.
-func (st smallMovesStep) small(s *decideState, q *schedconf.Queue, p string, live, want, floor, admin float64) bool {
+// small: moving one of q's values from live to want is under the floor
+// and serves no promise and no return to the admin's value.
+func (st smallMovesStep) small(s *decideState, q *schedconf.Queue, live, want, floor, admin float64) bool {
 	if math.Abs(want-live) >= floor || math.Abs(want-admin) <= reversalEpsilon || promisedUnder(s, q) {
 		return false
 	}

@@ -64,8 +64,8 @@ func runHeldOut(o Options) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(ablate) > 0 && o.HeldOutRuns > 1 {
-		return nil, fmt.Errorf("-heldout-ablate runs one run seed per cluster; use it without -heldout-runs")
+	if (len(ablate) > 0 || o.HeldOutUnguarded) && o.HeldOutRuns > 1 {
+		return nil, fmt.Errorf("-heldout-ablate and -heldout-unguarded run one run seed per cluster; use them without -heldout-runs")
 	}
 	seeds := gen.HeldOutSeeds(n)
 	set := "held-out"
