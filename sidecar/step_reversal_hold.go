@@ -172,10 +172,7 @@ func (st reversalHoldStep) Run(s *decideState) error {
 		}
 		for _, p := range slices.Sorted(maps.Keys(t.MaxCapacity)) {
 			live := plan.MaxPercentOf(q, p)
-			admin := live
-			if v, ok := st.Seen[seenKey(path, p)]; ok && v.MaxShare != nil {
-				admin = *v.MaxShare
-			}
+			admin := adminCeiling(path, p, live, st.Seen)
 			if why := st.blocked(s, q, p, "maximum-capacity", live, t.MaxCapacity[p], admin, now, hold); why != "" {
 				nt := s.Targets[path]
 				nt.MaxCapacity = maps.Clone(nt.MaxCapacity)

@@ -96,10 +96,7 @@ func (st smallMovesStep) Run(s *decideState) error {
 		}
 		for _, p := range slices.Sorted(maps.Keys(t.MaxCapacity)) {
 			live := plan.MaxPercentOf(q, p)
-			admin := live
-			if v, ok := st.Seen[seenKey(path, p)]; ok && v.MaxShare != nil {
-				admin = *v.MaxShare
-			}
+			admin := adminCeiling(path, p, live, st.Seen)
 			if want := t.MaxCapacity[p]; math.Abs(want-live) > reversalEpsilon && st.small(s, q, live, want, floor, admin) {
 				t.MaxCapacity = maps.Clone(t.MaxCapacity)
 				t.MaxCapacity[p] = live
