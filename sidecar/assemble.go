@@ -8,14 +8,18 @@ import "github.com/yarn-sidecar/yarn-sidecar/calibrate"
 
 // DeciderParts are what the decider reads besides the config: the learner's
 // rates, models and residuals, the node classifier, the planning slot, the
-// admin's first-seen capacities, the preemption guard and the RM's version.
+// admin's first-seen capacities, the cluster's yarn-site and the RM's
+// version.
 type DeciderParts struct {
 	Learner    *learn.HistoryLearner
 	Classifier calibrate.Classifier
 	Sizer      *SlotSizer
 	FirstSeen  *FirstSeen
-	Preemption *PreemptionGuard
-	RMVersion  string
+	// YarnSite is the cluster's yarn-site.xml (HADOOP_CONF_DIR; nil: none
+	// read), for the preemption guard NewDecider builds (its
+	// max_wait_before_kill and max_ignored_over_capacity).
+	YarnSite  map[string]string
+	RMVersion string
 	// Samples overrides deadlines.samples (Monte-Carlo draws per job per
 	// cycle) where a simulation runs thousands of cycles; 0 keeps the
 	// config's.
@@ -31,17 +35,19 @@ type DeciderParts struct {
 // runs it. The daemon, the experiments and yarnsim compare (and so every
 // benchmark row that runs the sidecar) build their decider here, so what is
 // measured is what admins run; TestOneAssembly fails on a PSDecider
-// literal anywhere else outside tests.
+// literal anywhere else outside tests. The preemption guard is built here
+// too (the daemon shares it through the decider's Preemption).
 func NewDecider(cfg *Config, p DeciderParts) *PSDecider {
 	key := calibrate.ClassKey(cfg.JobClass.By)
 	samples := cfg.Deadlines.Samples
 	if p.Samples > 0 {
 		samples = p.Samples
 	}
+	guard := &PreemptionGuard{Config: cfg.Preemption, YarnSite: p.YarnSite, ClassKey: key, Models: p.Learner.Models, Sizer: p.Sizer}
 	return &PSDecider{Table: p.Learner.Table, Classifier: p.Classifier, ClassKey: key, Queues: cfg.Queues, Sizer: p.Sizer,
 		Models: p.Learner.Models, Residuals: p.Learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: samples,
 		Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
 		HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers, IdleWindow: cfg.Safety.IdleWindow,
 		ReversalHold: cfg.Rate.ReversalHold, MinMovePoints: cfg.Rate.MinMovePoints,
-		Guarantees: cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: p.Preemption, SkipSteps: p.SkipSteps}
+		Guarantees: cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: guard, SkipSteps: p.SkipSteps}
 }

@@ -600,6 +600,11 @@ func (g *PreemptionGuard) gain(snap cluster.Snapshot, dec *Decision, sooner floa
 // guarantee may go to zero and the RM's preemption moves its borrowed
 // containers.
 func (g *PreemptionGuard) Rules(r plan.SafetyRules, snap cluster.Snapshot, st PreemptionStatus) plan.SafetyRules {
+	return onPurposeRules(r, snap, st)
+}
+
+// onPurposeRules is Rules; it needs nothing of the guard.
+func onPurposeRules(r plan.SafetyRules, snap cluster.Snapshot, st PreemptionStatus) plan.SafetyRules {
 	if !st.OnPurpose || r.FloorPercent == nil {
 		return r
 	}
@@ -650,5 +655,5 @@ func PreemptionRules(r plan.SafetyRules, snap cluster.Snapshot, st *PreemptionSt
 	if st == nil {
 		return r
 	}
-	return (&PreemptionGuard{}).Rules(r, snap, *st)
+	return onPurposeRules(r, snap, *st)
 }

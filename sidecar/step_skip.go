@@ -2,6 +2,8 @@ package sidecar
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -17,9 +19,11 @@ func withoutSkipped(steps []decideStep, skip map[string]bool) ([]decideStep, err
 		return steps, nil
 	}
 	known := map[string]bool{}
+	var names []string
 	var kept []decideStep
 	for _, st := range steps {
 		known[st.Name()] = true
+		names = append(names, st.Name())
 		if !skip[st.Name()] {
 			kept = append(kept, st)
 		}
@@ -32,17 +36,14 @@ func withoutSkipped(steps []decideStep, skip map[string]bool) ([]decideStep, err
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, fmt.Errorf("skip steps: no decide step named %s (steps: %s)", strings.Join(unknown, ", "), strings.Join(StepNames(), ", "))
+		return nil, fmt.Errorf("skip steps: no decide step named %s (steps: %s)", strings.Join(unknown, ", "), strings.Join(names, ", "))
 	}
 	return kept, nil
 }
 
-// StepNames are the decision's steps in order, as Name() gives them (what
-// SkipSteps matches).
+// StepNames are the decision's steps, as Name() gives them (what SkipSteps
+// matches), sorted: each step has exactly one contract and each contract
+// names a step (TestStepContracts), so no decider is built to list them.
 func StepNames() []string {
-	var names []string
-	for _, st := range (&PSDecider{}).steps(nil) {
-		names = append(names, st.Name())
-	}
-	return names
+	return slices.Sorted(maps.Keys(stepContracts))
 }

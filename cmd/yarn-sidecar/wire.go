@@ -167,12 +167,13 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, erro
 	// The admin's capacities as first seen, next to the history; shared by
 	// the decider (bands) and the label step (partitions it creates).
 	firstSeen := &sidecar.FirstSeen{Path: cfg.FirstSeenPath(), ReadOnly: readOnly}
-	// The preemption step bounds the work a plan makes the RM's preemption kill.
-	guard := &sidecar.PreemptionGuard{Config: cfg.Preemption, YarnSite: yarnSite, ClassKey: key, Models: learner.Models, Sizer: sizer}
-	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store, Preemption: guard, FirstSeen: firstSeen,
+	decider := sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier, Sizer: sizer,
+		FirstSeen: firstSeen, YarnSite: yarnSite, RMVersion: rmVersion(client, log)})
+	// The decider's preemption guard bounds the work a plan makes the RM's
+	// preemption kill; the loop reads its state too.
+	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store, Preemption: decider.Preemption, FirstSeen: firstSeen,
 		Layouter: &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: key, Sizer: sizer, Config: cfg.Labels, FirstSeen: firstSeen},
-		Decider: sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier, Sizer: sizer,
-			FirstSeen: firstSeen, Preemption: guard, RMVersion: rmVersion(client, log)}),
+		Decider:  decider,
 		Rules: func(snap cluster.Snapshot) plan.SafetyRules {
 			floor := sidecar.FloorRule(snap, sizer.Choose(snap).Slot, cfg.Safety.FloorContainers)
 			if cfg.Safety.KeepBusyQueues {

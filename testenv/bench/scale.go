@@ -586,10 +586,12 @@ func floorRow(name, kind, answers, rmShare, spread string, fl Measured, flRM rmR
 }
 
 // scaleDecider is the daemon's decider (sidecar.NewDecider on the default
-// config, the slot read from the cluster) with 50 Monte-Carlo draws per job
-// instead of 2,000, so the cycle's time is the plan's and not the sampler's.
+// config, the slot read from the running jobs as the daemon reads it, no
+// yarn-site, the admin's capacities in memory) with 50 Monte-Carlo draws
+// per job instead of 2,000, so the cycle's time is the plan's and not the
+// sampler's.
 func scaleDecider(learner *learn.HistoryLearner, classifier calibrate.Classifier) *sidecar.PSDecider {
 	cfg, _ := sidecar.ParseConfig(nil)
 	return sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier,
-		Sizer: &sidecar.SlotSizer{}, Samples: 50})
+		Sizer: &sidecar.SlotSizer{ClassOf: calibrate.ClassKey(cfg.JobClass.By).ClassOf}, Samples: 50})
 }

@@ -359,8 +359,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 			FirstSeen: firstSeen, RMVersion: info.HadoopVersion, Samples: o.MCSamples, CheckStepWrites: o.CheckStepWrites, SkipSteps: o.SkipSteps,
 			// The scenario's yarn-site is what the daemon reads from
 			// HADOOP_CONF_DIR (max_wait_before_kill, max_ignored_over_capacity).
-			Preemption: &sidecar.PreemptionGuard{Config: cfg.Preemption, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
-				Models: learner.Models, Sizer: sizer, YarnSite: sc.YarnSite}}),
+			YarnSite: sc.YarnSite}),
 		Applier: &act.Applier{API: api, Audit: audit, User: "yarn-sidecar", Log: o.Log, Rate: act.NewRateLimit(cfg.Rate)},
 		Mode:    cfg.Mode,
 		Log:     o.Log,
