@@ -53,6 +53,10 @@ type clusterOutcome struct {
 	// ablated are the sidecar runs without one decide step each, by the
 	// step's name (-heldout-ablate, heldout_ablate.go).
 	ablated map[string]experiment.Result
+	// replay is the replay-chosen static configuration's runs, pooled
+	// (-heldout-replay, heldout_replay.go); replayName the member chosen.
+	replay     *experiment.Result
+	replayName string
 }
 
 func runHeldOut(o Options) ([]Row, error) {
@@ -144,6 +148,39 @@ func runHeldOut(o Options) ([]Row, error) {
 			})
 		}
 		tasks = append(tasks, ablateTasks(out, k, sc, ablate, func(f func()) { mu.Lock(); f(); mu.Unlock() })...)
+		if o.HeldOutReplay {
+			fam := families[k]
+			tasks = append(tasks, func() error {
+				warm, err := experiment.RunStaticOn(sc, heldoutRunSeed+100, nil)
+				if err != nil {
+					return wrapCluster(out[k].seed, "replay warm-up", err)
+				}
+				i, why, err := replayChoose(sc, fam, warm)
+				if err != nil {
+					return wrapCluster(out[k].seed, "replay", err)
+				}
+				to := schedconf.Conf(sc.Conf).Clone()
+				to[schedconf.Prefix+"rack-locality-full-reset"] = "false"
+				chosen := schedconf.Diff(schedconf.Conf(sc.Conf), to)
+				name := "the locality line only (" + why + ")"
+				if i >= 0 {
+					chosen, name = *fam[i].Mutation, fam[i].Name+" ("+why+")"
+				}
+				var rs []experiment.Result
+				for r := range max(1, o.HeldOutRuns) {
+					res, err := experiment.RunStaticOn(sc, heldoutRunSeed+int64(r), &chosen)
+					if err != nil {
+						return wrapCluster(out[k].seed, "replay-chosen static", err)
+					}
+					rs = append(rs, res)
+				}
+				p := pooled(rs)
+				mu.Lock()
+				out[k].replay, out[k].replayName = &p, name
+				mu.Unlock()
+				return nil
+			})
+		}
 		if o.HeldOutUnguarded {
 			tasks = append(tasks, func() error {
 				cfg, _ := sidecar.ParseConfig(nil)
@@ -296,6 +333,12 @@ func heldoutRows(set string, out []clusterOutcome, sweep, wall time.Duration) []
 		stat = append(stat, judge(&out[k], out[k].static))
 	}
 	ss := summarize(stat)
+	var rep []judged
+	for k := range out {
+		if out[k].replay != nil {
+			rep = append(rep, judge(&out[k], *out[k].replay))
+		}
+	}
 	var u *summary
 	if len(off) == n {
 		x := summarize(off)
@@ -332,6 +375,14 @@ func heldoutRows(set string, out []clusterOutcome, sweep, wall time.Duration) []
 			Figure: fmt.Sprintf("%d/%d; %d/%d; %.3f×", ls.over5, n, ls.over2, n, ls.meanStock)},
 		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): the best static configuration judged as the sidecar is: clusters with a class >5%% / >2%% slower than stock; mean over clusters vs stock; worst class per cluster, sorted", set, n),
 			Figure: fmt.Sprintf("%d/%d; %d/%d; %.3f×; %s", ss.over5, n, ss.over2, n, ss.meanStock, list(ss.worsts)), Detail: true},
+	)
+	if len(rep) == n {
+		rs := summarize(rep)
+		rows = append(rows, Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): the replay-chosen static configuration (candidate; heldout_replay.go): clusters with a class >5%% / >2%% slower than stock; mean over clusters vs stock; vs best static; worst class per cluster, sorted", set, n),
+			Figure: fmt.Sprintf("%d/%d; %d/%d; %.3f×; %.3f×; %s", rs.over5, n, rs.over2, n, rs.meanStock, rs.meanStatic, list(rs.worsts)), Detail: true},
+			Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): the replay's choice per cluster", set, n), Figure: replayNames(out), Detail: true})
+	}
+	rows = append(rows,
 		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): reversals per queue per hour, worst queue of any cluster (mean over changed queues)", set, n),
 			Figure: fmt.Sprintf("%.2f (mean %.2f)", s.worstFlips, s.meanFlips), Baseline: b(func(x summary) string { return fmt.Sprintf("%.2f (mean %.2f)", x.worstFlips, x.meanFlips) }), Goal: "≤1"},
 		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): wall time (sweep %s)", set, n, sweep.Round(time.Second)),

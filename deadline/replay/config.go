@@ -1,0 +1,82 @@
+package replay
+
+import "github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+
+// FromTree is the configuration a parsed scheduler tree makes: each leaf's
+// home (default-node-label-expression) and its share of each partition,
+// its share of the parent multiplied down the tree in whichever mode each
+// sibling group is written (percentages, weights, absolute resources by
+// memory). Maximum-capacities are taken where written as percentages (an
+// absolute ceiling counts as none). exclusive names the exclusive labels.
+func FromTree(t *schedconf.Tree, exclusive map[string]bool) Config {
+	c := Config{Queues: map[string]Queue{}, Exclusive: exclusive}
+	var walk func(q *schedconf.Queue, abs map[string]float64)
+	walk = func(q *schedconf.Queue, abs map[string]float64) {
+		if q.IsLeaf() {
+			c.Queues[q.Path] = Queue{Home: q.DefaultLabelExpression, Guarantee: abs, Max: maps(t, q)}
+			return
+		}
+		for _, ch := range q.Children {
+			child := map[string]float64{}
+			for _, l := range t.Labels {
+				child[l] = abs[l] * shareOfParent(ch, l)
+			}
+			walk(ch, child)
+		}
+	}
+	root := map[string]float64{}
+	for _, l := range t.Labels {
+		root[l] = 1
+	}
+	walk(t.Root, root)
+	return c
+}
+
+func maps(t *schedconf.Tree, q *schedconf.Queue) map[string]float64 {
+	out := map[string]float64{}
+	for _, l := range t.Labels {
+		out[l] = q.AbsMaxCapacity[l]
+	}
+	return out
+}
+
+// shareOfParent is q's share (0..1) of its parent in partition l.
+func shareOfParent(q *schedconf.Queue, l string) float64 {
+	v, ok := q.Capacity[l]
+	if !ok || q.Parent == nil {
+		return 0
+	}
+	if l != "" && !q.CanUse(l) {
+		return 0
+	}
+	switch v.Mode {
+	case schedconf.ModePercentage:
+		return v.Percent / 100
+	case schedconf.ModeWeight:
+		sum := 0.0
+		for _, c := range q.Parent.Children {
+			if cv, ok := c.Capacity[l]; ok && cv.Mode == schedconf.ModeWeight {
+				sum += cv.Weight
+			}
+		}
+		if sum == 0 {
+			return 0
+		}
+		return v.Weight / sum
+	case schedconf.ModeAbsolute:
+		var sum int64
+		for _, c := range q.Parent.Children {
+			if cv, ok := c.Capacity[l]; ok && cv.Mode == schedconf.ModeAbsolute {
+				sum += cv.Absolute["memory"]
+			}
+		}
+		if pv, ok := q.Parent.Capacity[l]; ok && pv.Mode == schedconf.ModeAbsolute && pv.Absolute["memory"] > sum {
+			sum = pv.Absolute["memory"]
+		}
+		if sum == 0 {
+			return 0
+		}
+		return float64(v.Absolute["memory"]) / float64(sum)
+	}
+	return 0
+}
