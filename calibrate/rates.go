@@ -35,6 +35,12 @@ type Sample struct {
 	// compares hosts within a node type. Histories written before it was
 	// kept have none.
 	Host string `json:"host,omitempty"`
+	// Queue and JobStart are the job's queue and start (submission) time
+	// as the RM listed them: with JobMaps they describe the workload the
+	// replay plays back (jobs.go). Histories written before they were kept
+	// have neither.
+	Queue    string    `json:"queue,omitempty"`
+	JobStart time.Time `json:"jobStart,omitempty"`
 }
 
 // IsMap reports whether the sample is a map attempt.
@@ -94,7 +100,7 @@ func SamplesFromApp(a cluster.App, class string, types map[string]string) []Samp
 		}
 		s := Sample{AttemptID: at.ID, JobID: a.Job.ID, Class: class, NodeType: t, Finish: at.FinishTime,
 			Elapsed: at.Elapsed, Bytes: at.HDFSBytesRead, Type: string(at.Type), JobMaps: maps, JobElapsed: jobElapsed, CPU: at.CPUTime,
-			Host: hostOf(at.NodeHTTPAddress)}
+			Host: hostOf(at.NodeHTTPAddress), Queue: a.Queue, JobStart: a.StartedTime}
 		if s.Host == "" {
 			s.Host = hostOf(at.NodeID)
 		}

@@ -49,5 +49,6 @@ func NewDecider(cfg *Config, p DeciderParts) *PSDecider {
 		Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
 		HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers, IdleWindow: cfg.Safety.IdleWindow,
 		ReversalHold: cfg.Rate.ReversalHold, MinMovePoints: cfg.Rate.MinMovePoints,
-		Guarantees: cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: guard, SkipSteps: p.SkipSteps}
+		Guarantees: cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: guard, SkipSteps: p.SkipSteps,
+		Strategy: cfg.Plan.Strategy, Jobs: p.Learner.Jobs, ReplayWindow: cfg.Plan.Window, ReplayEvery: cfg.Plan.Every}
 }

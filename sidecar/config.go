@@ -141,7 +141,28 @@ type Config struct {
 	Guarantee  GuaranteeConfig  `yaml:"guarantee"`
 	Rate       act.RateConfig   `yaml:"rate"`
 	Preemption PreemptionConfig `yaml:"preemption"`
+	// Plan says how the configuration is chosen (step_replay.go).
+	Plan PlanConfig `yaml:"plan"`
 }
+
+// PlanConfig chooses the decision's strategy.
+type PlanConfig struct {
+	// Strategy is "ps" (the default: the PS-fair plan, steered every
+	// cycle) or "replay" (one configuration chosen by replaying the
+	// history's last Window of jobs, held for Every; no class predicted
+	// slower than under the admin's configuration).
+	Strategy string `yaml:"strategy"`
+	// Window is how much history the replay plays back (default 24h);
+	// Every how long a choice is held (default 1h).
+	Window time.Duration `yaml:"window"`
+	Every  time.Duration `yaml:"every"`
+}
+
+// Plan strategies.
+const (
+	StrategyPS     = "ps"
+	StrategyReplay = "replay"
+)
 
 // SlotConfig is an admin's planning slot: one task container. Zero memory
 // = read it from the cluster.
@@ -439,6 +460,14 @@ func (c *Config) Validate() error {
 		}
 	default:
 		add("act.via", "%q is not refresh-queues (or empty: the scheduler-conf API only)", c.Act.Via)
+	}
+	switch c.Plan.Strategy {
+	case "", StrategyPS, StrategyReplay:
+	default:
+		add("plan.strategy", "%q is not ps or replay", c.Plan.Strategy)
+	}
+	if c.Plan.Window < 0 || c.Plan.Every < 0 {
+		add("plan", "window and every must not be negative, got %s and %s", c.Plan.Window, c.Plan.Every)
 	}
 	for i, u := range c.RM {
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {

@@ -85,6 +85,12 @@ type PSDecider struct {
 	// Preemption, when set, bounds the work the RM's preemption would
 	// throw away because of a plan (preemptionStep, step_preemption.go).
 	Preemption *PreemptionGuard
+	// Strategy is the plan's (Config.Plan.Strategy: "" or "ps", "replay");
+	// Jobs the history's jobs the replay plays back, ReplayWindow and
+	// ReplayEvery its window and hold (step_replay.go).
+	Strategy                  string
+	Jobs                      func() []calibrate.JobRecord
+	ReplayWindow, ReplayEvery time.Duration
 	// SkipSteps removes the named steps (Name()) from the decision, for
 	// the step ablation only (step_skip.go); never set from the config.
 	SkipSteps map[string]bool
@@ -98,6 +104,8 @@ type PSDecider struct {
 	homes   homesSince
 	// recent is when each leaf last had demand (lendIdleStep).
 	recent recentDemand
+	// replayHeld is the replay strategy's choice between runs.
+	replayHeld replayChoice
 	// CheckStepWrites makes Decide fail when a step changes a part of the
 	// state its contract (step_contracts.go) does not declare. Tests and
 	// experiments only: it prints the whole state after every step.

@@ -106,7 +106,9 @@ var stepContracts = map[string]stepContract{
 	"mode encoding": {"say how each sibling group is written: percentages, weights or absolute",
 		[]string{"Snap", "Tree"}, []string{"Targets", "Notes"}},
 	"rack-locality reset": {"turn off rack-locality-full-reset when queues are routed to labelled partitions",
-		[]string{"Live", "Plan", "Targets"}, []string{"Globals"}},
+		[]string{"Live", "Plan", "Targets", "Parts"}, []string{"Globals"}},
+	"replay plan": {"the replay strategy: the configuration a replay of the history's jobs predicts best with no class slower, held for the hour",
+		[]string{"Snap", "Tree", "Parts", "Rates"}, []string{"Plan", "Targets", "Notes"}},
 	"priorities": {"raise the app priority of jobs at risk of missing their deadline",
 		[]string{"Snap", "Deadlines"}, []string{"Priorities"}},
 }

@@ -16,7 +16,11 @@ import (
 // opportunities again — a queue routed there crawls at one container per
 // few seconds. When the plan routes a queue to a labelled partition, the
 // step sets rack-locality-full-reset=false (unless the admin keeps it).
-type localityResetStep struct{ Keep bool }
+// With Lending (the replay strategy, whose plan routes only what its
+// replay chose) a non-exclusive labelled partition counts as well: its
+// idle nodes take the default partition's containers, at best rack-local
+// too. (The PS strategy's plans route a queue on such clusters anyway.)
+type localityResetStep struct{ Keep, Lending bool }
 
 func (localityResetStep) Name() string { return "rack-locality reset" }
 
@@ -24,6 +28,11 @@ func (st localityResetStep) Run(s *decideState) error {
 	routed := false
 	for _, qp := range s.Plan.Queues {
 		routed = routed || qp.Home != ""
+	}
+	for _, p := range s.Parts {
+		for _, n := range p.Slots {
+			routed = routed || (st.Lending && p.Name != "" && !p.Exclusive && n > 0)
+		}
 	}
 	const fullReset = schedconf.Prefix + "rack-locality-full-reset"
 	if routed && !st.Keep && strings.TrimSpace(s.Live[fullReset]) != "false" {

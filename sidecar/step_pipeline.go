@@ -72,6 +72,9 @@ type decideStep interface {
 // steps is the decision, in order. A new capability (preemption, affinity,
 // node labels) is a new step here, not a branch inside another step.
 func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
+	if d.Strategy == StrategyReplay {
+		return d.replaySteps(seen)
+	}
 	return []decideStep{
 		slotsStep{},
 		ratesStep{ReadCost: d.ReadCost},
@@ -127,6 +130,20 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		modeStep{RMVersion: d.RMVersion},
 		localityResetStep{Keep: d.KeepRackLocalityReset},
 		priorityStep{Enabled: d.Priorities},
+	}
+}
+
+// replaySteps is the replay strategy's decision (step_replay.go): one
+// configuration chosen by replaying the history, held for the hour, kept
+// in the admin's bands and written in each group's mode.
+func (d *PSDecider) replaySteps(seen map[string]SeenValue) []decideStep {
+	return []decideStep{
+		slotsStep{},
+		ratesStep{ReadCost: d.ReadCost},
+		replayPlanStep{Jobs: d.Jobs, Seen: seen, Window: d.ReplayWindow, Every: d.ReplayEvery, Held: &d.replayHeld},
+		guaranteeStep{Bands: d.Guarantees, Seen: seen},
+		modeStep{RMVersion: d.RMVersion},
+		localityResetStep{Keep: d.KeepRackLocalityReset, Lending: true},
 	}
 }
 

@@ -65,6 +65,8 @@ type HistoryLearner struct {
 	finished []FinishedJob
 	// splits are node types whose hosts run a class at two speeds.
 	splits []calibrate.TypeSplit
+	// jobs are the history's jobs (calibrate.Jobs), for the replay.
+	jobs []calibrate.JobRecord
 }
 
 // Learn implements Learner. A job JobHistory lists but cannot serve (a
@@ -264,9 +266,10 @@ func (h *HistoryLearner) recompute(all []calibrate.Sample) {
 	bw := calibrate.Bandwidths(all, h.Options.MinSamples)
 	proc := calibrate.ProcessingTimes(all, h.Options.MinSamples)
 	splits := calibrate.TypeSplits(all, calibrate.SplitOptions{})
+	jobs := calibrate.Jobs(all)
 	h.mu.Lock()
 	h.table, h.models, h.bw, h.proc = t, m, bw, proc
-	h.splits = splits
+	h.splits, h.jobs = splits, jobs
 	h.mu.Unlock()
 }
 
@@ -306,6 +309,14 @@ func (h *HistoryLearner) Models() map[string]deadline.PhaseModel {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	return h.models
+}
+
+// Jobs are the finished jobs the history describes (calibrate.Jobs), as
+// of the last recompute: the workload the replay strategy plays back.
+func (h *HistoryLearner) Jobs() []calibrate.JobRecord {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return h.jobs
 }
 
 // Table is the latest CR table (nil before the first Learn).

@@ -144,7 +144,16 @@ func runHeldOut(o Options) ([]Row, error) {
 				return experiment.RunStaticOn(sc, seed, &lm)
 			})
 			add("sidecar", &runs[k].side, func() (experiment.Result, error) {
-				return experiment.RunSidecar(sc.Name, seed, experiment.SidecarOptions{Scenario: sc, WarmupSeed: seed + 100, MCSamples: 50})
+				opts := experiment.SidecarOptions{Scenario: sc, WarmupSeed: seed + 100, MCSamples: 50}
+				if o.HeldOutStrategy != "" {
+					cfg, err := sidecar.ParseConfig(nil)
+					if err != nil {
+						return experiment.Result{}, err
+					}
+					cfg.Mode, cfg.Plan.Strategy = act.ModeApply, o.HeldOutStrategy
+					opts.Config = cfg
+				}
+				return experiment.RunSidecar(sc.Name, seed, opts)
 			})
 		}
 		tasks = append(tasks, ablateTasks(out, k, sc, ablate, func(f func()) { mu.Lock(); f(); mu.Unlock() })...)

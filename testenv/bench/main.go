@@ -71,6 +71,9 @@ type Options struct {
 	// HeldOutReplay also runs the replay-chosen static configuration
 	// (heldout_replay.go), a candidate.
 	HeldOutReplay bool
+	// HeldOutStrategy is the judged sidecar's plan.strategy ("": the
+	// config's default).
+	HeldOutStrategy string
 	// Candidates also runs and prints the Detail rows (candidates not
 	// shipped, diagnostics, breakdowns); without it an area may skip
 	// computing them (deadline's candidate variants do).
@@ -109,13 +112,14 @@ func main() {
 	heldoutTuning := flag.Bool("heldout-tuning", false, "run the heldout rows on the tuning clusters (gen.TuningSeeds) instead of the held-out ones")
 	heldoutUnguarded := flag.Bool("heldout-unguarded", false, "the heldout rows also run the sidecar without the do-no-harm, calibration-bound and flap guards")
 	heldoutReplay := flag.Bool("heldout-replay", false, "the heldout rows also run the static configuration a replay of the stock warm-up day chooses from the sweep's family (a candidate; with -candidates to print it)")
+	heldoutStrategy := flag.String("heldout-strategy", "", "plan.strategy of the heldout rows' sidecar (ps, replay; empty: the default)")
 	heldoutAblate := flag.String("heldout-ablate", "", "the heldout rows also run the sidecar once without each of these decide steps (comma-separated step names, e.g. \"route gain,goal route\")")
 	candidates := flag.Bool("candidates", false, "also run and print the candidate, diagnostic and breakdown rows (Row.Detail); without it each area prints one row per goal or per figure of what ships")
 	list := flag.Bool("list", false, "print each area's count of default rows (Bench.Rows) and their sum, without running anything")
 	flag.Parse()
 	sort.SliceStable(benches, func(i, j int) bool { return benches[i].Order < benches[j].Order })
 	opts := Options{Seeds: *seeds, FirstSeed: *firstSeed, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge, DeadlineDays: *deadlineDays, TightCycle: *tightCycle,
-		HeldOutN: *heldoutN, HeldOutRuns: *heldoutRuns, HeldOutTuning: *heldoutTuning, HeldOutUnguarded: *heldoutUnguarded, HeldOutAblate: *heldoutAblate, HeldOutReplay: *heldoutReplay, Candidates: *candidates}
+		HeldOutN: *heldoutN, HeldOutRuns: *heldoutRuns, HeldOutTuning: *heldoutTuning, HeldOutUnguarded: *heldoutUnguarded, HeldOutAblate: *heldoutAblate, HeldOutReplay: *heldoutReplay, HeldOutStrategy: *heldoutStrategy, Candidates: *candidates}
 	if *list {
 		listRows(os.Stdout, *only)
 		return

@@ -231,7 +231,12 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	}
 
 	if o.WarmupSeed != 0 {
-		w, err := sim.NewCluster(sc, o.WarmupSeed)
+		// The warm-up is the day before: its jobs are history by the time
+		// the judged day starts (the replay strategy plays back the last
+		// day's jobs by their start times).
+		wsc := *sc
+		wsc.Start = sc.Start.Add(-24 * time.Hour)
+		w, err := sim.NewCluster(&wsc, o.WarmupSeed)
 		if err != nil {
 			return Result{}, err
 		}
