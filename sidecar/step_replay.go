@@ -130,14 +130,29 @@ func (st replayPlanStep) Run(s *decideState) error {
 	if held != nil {
 		why = fmt.Sprintf("replay: %s held (no candidate predicted 2%% better than it)", held.Name)
 	}
+	// The best candidate; of those predicted within half a percent of it,
+	// the one that moves the admin's shares least.
+	type judged struct {
+		c    replayCandidate
+		mean float64
+	}
+	var ok []judged
+	least := math.Inf(1)
 	for _, c := range replayCandidates(s.Tree, admin, s.Parts) {
-		r := run(&c)
-		if harms(r, base) || r.MeanAll() >= bestMean {
-			continue
+		if r := run(&c); !harms(r, base) {
+			ok = append(ok, judged{c, r.MeanAll()})
+			least = math.Min(least, r.MeanAll())
 		}
-		c := c
-		chosen, bestMean = &c, r.MeanAll()*(1-replayMinGain)
-		why = fmt.Sprintf("replay of %d jobs of the last %s: %s predicted %.2f× the admin's mean completion, no class slower", len(jobs), window, c.Name, r.MeanAll()/base.MeanAll())
+	}
+	if least < bestMean {
+		var pick *judged
+		for i := range ok {
+			if ok[i].mean <= least*1.005 && (pick == nil || ok[i].c.moved(admin) < pick.c.moved(admin)) {
+				pick = &ok[i]
+			}
+		}
+		chosen = &pick.c
+		why = fmt.Sprintf("replay of %d jobs of the last %s: %s predicted %.2f× the admin's mean completion, no class slower", len(jobs), window, pick.c.Name, pick.mean/base.MeanAll())
 	}
 	*st.Held = replayChoice{at: now, cand: chosen, why: why}
 	st.write(s, chosen, why)
@@ -238,6 +253,16 @@ func (st replayPlanStep) write(s *decideState, c *replayCandidate, why string) {
 		}
 	}
 	s.Notes = append(s.Notes, why)
+}
+
+// moved is how far c moves the leaves' shares of its partition from the
+// admin's (the sum of the changes).
+func (c replayCandidate) moved(admin harmConfig) float64 {
+	d := 0.0
+	for l, v := range c.Abs {
+		d += math.Abs(v - admin.abs[l][c.Partition])
+	}
+	return d
 }
 
 // replayCandidates: each leaf routed to each labelled partition it may

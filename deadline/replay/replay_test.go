@@ -74,20 +74,20 @@ func TestNeverServedIsInfinite(t *testing.T) {
 
 func TestFromTreeModes(t *testing.T) {
 	conf := schedconf.Conf{
-		"yarn.scheduler.capacity.root.queues":                                        "prod,dev",
-		"yarn.scheduler.capacity.root.accessible-node-labels":                        "*",
-		"yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity":           "100",
-		"yarn.scheduler.capacity.root.prod.capacity":                                 "60",
-		"yarn.scheduler.capacity.root.prod.queues":                                   "etl,bi",
-		"yarn.scheduler.capacity.root.prod.accessible-node-labels":                   "gpu",
-		"yarn.scheduler.capacity.root.prod.accessible-node-labels.gpu.capacity":      "100",
-		"yarn.scheduler.capacity.root.prod.etl.capacity":                             "3w",
-		"yarn.scheduler.capacity.root.prod.bi.capacity":                              "1w",
-		"yarn.scheduler.capacity.root.prod.etl.accessible-node-labels":               "gpu",
-		"yarn.scheduler.capacity.root.prod.etl.accessible-node-labels.gpu.capacity":  "100",
-		"yarn.scheduler.capacity.root.prod.etl.default-node-label-expression":        "gpu",
-		"yarn.scheduler.capacity.root.dev.capacity":                                  "40",
-		"yarn.scheduler.capacity.root.dev.maximum-capacity":                          "50",
+		"yarn.scheduler.capacity.root.queues":                                       "prod,dev",
+		"yarn.scheduler.capacity.root.accessible-node-labels":                       "*",
+		"yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity":          "100",
+		"yarn.scheduler.capacity.root.prod.capacity":                                "60",
+		"yarn.scheduler.capacity.root.prod.queues":                                  "etl,bi",
+		"yarn.scheduler.capacity.root.prod.accessible-node-labels":                  "gpu",
+		"yarn.scheduler.capacity.root.prod.accessible-node-labels.gpu.capacity":     "100",
+		"yarn.scheduler.capacity.root.prod.etl.capacity":                            "3w",
+		"yarn.scheduler.capacity.root.prod.bi.capacity":                             "1w",
+		"yarn.scheduler.capacity.root.prod.etl.accessible-node-labels":              "gpu",
+		"yarn.scheduler.capacity.root.prod.etl.accessible-node-labels.gpu.capacity": "100",
+		"yarn.scheduler.capacity.root.prod.etl.default-node-label-expression":       "gpu",
+		"yarn.scheduler.capacity.root.dev.capacity":                                 "40",
+		"yarn.scheduler.capacity.root.dev.maximum-capacity":                         "50",
 	}
 	tree, err := schedconf.ParseTree(conf)
 	if err != nil {
