@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
@@ -33,12 +34,14 @@ func newCompareCmd() *cobra.Command {
 	fs.IntVar(&f.seeds, "seeds", 3, "seeds to run (1..N); the sweep uses other seeds")
 	fs.StringVarP(&f.output, "output", "o", "table", "output format: table or json")
 	fs.BoolVar(&f.secondDay, "second-day", false, "also run the sidecar's second day (history from a steered day)")
+	fs.StringVar(&f.strategy, "strategy", "", "the sidecar's plan.strategy: ps (the default) or replay")
 	fs.BoolVar(&f.labels, "allow-node-label-changes", false, "let the sidecar lay out node labels (safety.allow_node_label_changes; off by default)")
 	return cmd
 }
 
 type compareFlags struct {
 	scenario, output string
+	strategy         string
 	seeds            int
 	secondDay        bool
 	labels           bool
@@ -64,7 +67,10 @@ func compare(f compareFlags, w io.Writer) error {
 	if *output != "table" && *output != "json" {
 		return fmt.Errorf("compare: -o must be table or json, got %q", *output)
 	}
-	o := experiment.CompareOptions{SecondDay: *secondDay, Labels: f.labels}
+	if f.strategy != "" && f.strategy != sidecar.StrategyPS && f.strategy != sidecar.StrategyReplay {
+		return fmt.Errorf("compare: --strategy must be ps or replay, got %q", f.strategy)
+	}
+	o := experiment.CompareOptions{SecondDay: *secondDay, Labels: f.labels, Strategy: f.strategy}
 	for i := 1; i <= *seeds; i++ {
 		o.Seeds = append(o.Seeds, int64(i))
 	}

@@ -38,6 +38,8 @@ type CompareOptions struct {
 	// Labels lets the steered runs lay out node labels
 	// (safety.allow_node_label_changes, off by default).
 	Labels bool
+	// Strategy is the steered runs' plan.strategy ("": the default).
+	Strategy string
 	// Family replaces StaticFamily as the sweep's candidates (the nested
 	// trees' bench sweeps configurations written in the tree's own mode).
 	Family []NamedMutation
@@ -131,13 +133,13 @@ func Compare(scenario string, o CompareOptions) (*Comparison, error) {
 				return err
 			},
 			func() error {
-				r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, MCSamples: mc, Labels: o.Labels})
+				r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, MCSamples: mc, Labels: o.Labels, Strategy: o.Strategy})
 				out.Sidecar[k] = r
 				return err
 			})
 		if o.SecondDay {
 			tasks = append(tasks, func() error {
-				r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, WarmupSteered: true, MCSamples: mc, Labels: o.Labels})
+				r, err := RunSidecar(scenario, s, SidecarOptions{WarmupSeed: s + 100, WarmupSteered: true, MCSamples: mc, Labels: o.Labels, Strategy: o.Strategy})
 				out.Sidecar2[k] = r
 				return err
 			})

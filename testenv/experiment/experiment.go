@@ -120,7 +120,9 @@ type SidecarOptions struct {
 	// Dir holds the history and audit log (default a temp dir, removed).
 	Dir    string
 	Config *sidecar.Config
-	Log    hclog.Logger
+	// Strategy, when set, replaces the config's plan.strategy.
+	Strategy string
+	Log      hclog.Logger
 	// MCSamples is the Monte-Carlo runs per job per cycle (default 200).
 	MCSamples int
 	// OnCycle sees each cycle (demo, reports).
@@ -181,6 +183,11 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	if cfg == nil {
 		cfg, _ = sidecar.ParseConfig(nil)
 		cfg.Mode = act.ModeApply
+	}
+	if o.Strategy != "" {
+		c := *cfg
+		c.Plan.Strategy = o.Strategy
+		cfg = &c
 	}
 	sc := o.Scenario
 	if sc == nil {
