@@ -138,7 +138,11 @@ func (st replayPlanStep) Run(s *decideState) error {
 	}
 	var ok []judged
 	least := math.Inf(1)
+	unmeasured := unmeasuredRoutes(jobs, s.Rates, s.Parts)
 	for _, c := range replayCandidates(s.Tree, admin, s.Parts) {
+		if routesUnmeasured(c, unmeasured) {
+			continue
+		}
 		if r := run(&c); !harms(r, base) {
 			ok = append(ok, judged{c, r.MeanAll()})
 			least = math.Min(least, r.MeanAll())
@@ -157,6 +161,58 @@ func (st replayPlanStep) Run(s *decideState) error {
 	*st.Held = replayChoice{at: now, cand: chosen, why: why}
 	st.write(s, chosen, why)
 	return nil
+}
+
+// unmeasuredRoutes are, per leaf, the labelled partitions where some class
+// of the leaf's jobs in the window has no measured rate on one of the
+// partition's node types. A route there would rest on the replay's
+// stand-in rate (the class's slowest known), which is no bound: a class
+// slower on GPU hosts' CPUs than anywhere it was measured ran 2.35× slower
+// than stock on tuning cluster 14 when its queue was routed on it.
+func unmeasuredRoutes(jobs []replay.Job, rates progress.Rates, parts []progress.PartitionSlots) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	seen := map[[2]string]bool{}
+	for _, j := range jobs {
+		if seen[[2]string{j.Queue, j.Class}] {
+			continue
+		}
+		seen[[2]string{j.Queue, j.Class}] = true
+		for _, p := range parts {
+			if p.Name == "" {
+				continue
+			}
+			for t, n := range p.Slots {
+				if n == 0 {
+					continue
+				}
+				if r, ok := rateOf(rates, j.Class, t); !ok || r <= 0 {
+					if out[j.Queue] == nil {
+						out[j.Queue] = map[string]bool{}
+					}
+					out[j.Queue][p.Name] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+func rateOf(rates progress.Rates, class, typ string) (float64, bool) {
+	if rates == nil {
+		return 0, false
+	}
+	return rates.Rate(class, typ)
+}
+
+// routesUnmeasured: c routes a leaf to a partition where one of its
+// classes is unmeasured.
+func routesUnmeasured(c replayCandidate, unmeasured map[string]map[string]bool) bool {
+	for _, l := range c.Routed {
+		if unmeasured[l][c.Partition] {
+			return true
+		}
+	}
+	return false
 }
 
 // harms: some class is predicted slower under r than under base.

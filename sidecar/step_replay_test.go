@@ -112,3 +112,23 @@ func TestReplayPlanStepTooFewJobs(t *testing.T) {
 		t.Fatalf("with 10 jobs: ml %+v, notes %v; want the admin's configuration and the reason", ml, s.Notes)
 	}
 }
+
+// A leaf is not routed to a partition where one of its classes was never
+// measured, even when another of its classes gains there: the replay's
+// stand-in rate for the unmeasured one bounds nothing.
+func TestReplayPlanStepUnmeasuredClass(t *testing.T) {
+	s, recs := replayCluster(t, 3, true)
+	s.Rates.(progress.RateMap)["score"] = map[string]float64{"cpu": 1}
+	for i := 0; i < 10; i++ {
+		recs = append(recs, calibrate.JobRecord{JobID: "s" + string(rune('a'+i)), Queue: "ml", Class: "score",
+			Start: s.Snap.Time.Add(-10*time.Hour + time.Duration(i)*time.Hour), Maps: 4,
+			MapSeconds: map[string]float64{"cpu": 4 * 60}, MapCount: map[string]int{"cpu": 4}})
+	}
+	st := replayPlanStep{Jobs: func() []calibrate.JobRecord { return recs }, Held: &replayChoice{}}
+	if err := st.Run(s); err != nil {
+		t.Fatal(err)
+	}
+	if ml := s.Targets["root.ml"]; ml.DefaultLabelExpression != nil {
+		t.Fatalf("ml routed to %q with score unmeasured on gpu; notes %v", *ml.DefaultLabelExpression, s.Notes)
+	}
+}
