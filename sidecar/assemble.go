@@ -50,6 +50,5 @@ func NewDecider(cfg *Config, p DeciderParts) *PSDecider {
 		HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers, IdleWindow: cfg.Safety.IdleWindow,
 		ReversalHold: cfg.Rate.ReversalHold, MinMovePoints: cfg.Rate.MinMovePoints,
 		Guarantees: cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: guard, SkipSteps: p.SkipSteps,
-		Strategy: cfg.Plan.Strategy, Jobs: p.Learner.Jobs, ReplayWindow: cfg.Plan.Window, ReplayEvery: cfg.Plan.Every,
-		ReplayProbeOff: cfg.Plan.Probe != nil && !*cfg.Plan.Probe}
+		Strategy: cfg.Plan.Strategy, Jobs: p.Learner.Jobs, ReplayWindow: cfg.Plan.Window, ReplayEvery: cfg.Plan.Every}
 }

@@ -156,11 +156,6 @@ type PlanConfig struct {
 	// Every how long a choice is held (default 1h).
 	Window time.Duration `yaml:"window"`
 	Every  time.Duration `yaml:"every"`
-	// Probe, replay only (default on): send a nearly idle leaf for a few
-	// minutes, at most safety.calibration_max_containers there, to a
-	// partition where its classes were never measured, so the replay can
-	// judge routes there (step_replay_probe.go).
-	Probe *bool `yaml:"probe"`
 }
 
 // Plan strategies.

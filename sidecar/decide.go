@@ -91,9 +91,6 @@ type PSDecider struct {
 	Strategy                  string
 	Jobs                      func() []calibrate.JobRecord
 	ReplayWindow, ReplayEvery time.Duration
-	// ReplayProbeOff turns off the replay strategy's calibration probe
-	// (step_replay_probe.go; plan.probe: false).
-	ReplayProbeOff bool
 	// SkipSteps removes the named steps (Name()) from the decision, for
 	// the step ablation only (step_skip.go); never set from the config.
 	SkipSteps map[string]bool
@@ -109,9 +106,6 @@ type PSDecider struct {
 	recent recentDemand
 	// replayHeld is the replay strategy's choice between runs.
 	replayHeld replayChoice
-	// replayProbe is the replay strategy's calibration probe under way
-	// and those done.
-	replayProbe replayProbe
 	// CheckStepWrites makes Decide fail when a step changes a part of the
 	// state its contract (step_contracts.go) does not declare. Tests and
 	// experiments only: it prints the whole state after every step.

@@ -109,8 +109,6 @@ var stepContracts = map[string]stepContract{
 		[]string{"Live", "Plan", "Targets", "Parts"}, []string{"Globals"}},
 	"replay plan": {"the replay strategy: the configuration a replay of the history's jobs predicts best with no class slower, held for the hour",
 		[]string{"Snap", "Tree", "Parts", "Rates"}, []string{"Plan", "Targets", "Notes"}},
-	"replay probe": {"the replay strategy's bounded calibration sample: a nearly idle leaf to a partition where its classes were never measured, for minutes",
-		[]string{"Snap", "Tree", "Parts", "Rates", "Slot", "Targets"}, []string{"Plan", "Targets", "Restores", "Calibrations", "Notes"}},
 	"priorities": {"raise the app priority of jobs at risk of missing their deadline",
 		[]string{"Snap", "Deadlines"}, []string{"Priorities"}},
 }

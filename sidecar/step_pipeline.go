@@ -141,22 +141,10 @@ func (d *PSDecider) replaySteps(seen map[string]SeenValue) []decideStep {
 		slotsStep{},
 		ratesStep{ReadCost: d.ReadCost},
 		replayPlanStep{Jobs: d.Jobs, Seen: seen, Window: d.ReplayWindow, Every: d.ReplayEvery, Held: &d.replayHeld},
-		// After the plan (it probes only a leaf the plan leaves home),
-		// before the bands (a probe moves a home and a ceiling only).
-		replayProbeStep{Jobs: d.Jobs, Window: d.ReplayWindow, Every: d.ReplayEvery, CalibrationMax: d.replayProbeMax(), Probe: &d.replayProbe, Held: &d.replayHeld, Seen: seen},
 		guaranteeStep{Bands: d.Guarantees, Seen: seen},
 		modeStep{RMVersion: d.RMVersion},
 		localityResetStep{Keep: d.KeepRackLocalityReset, Lending: true},
 	}
-}
-
-// replayProbeMax is the replay strategy's probe bound: the calibration
-// bound, or none (no probe) when plan.probe is off.
-func (d *PSDecider) replayProbeMax() int64 {
-	if d.ReplayProbeOff {
-		return 0
-	}
-	return d.calibrationMax()
 }
 
 // calibrationMax is the configured bound on a calibration's exposure.
