@@ -115,7 +115,7 @@ func (f *FirstSeen) Observe(tree *schedconf.Tree) (map[string]SeenValue, error) 
 				}
 				continue
 			}
-			sv := SeenValue{Raw: v.Raw, Mode: string(v.Mode), Share: shareOfParent(q, p), AbsShare: q.AbsCapacity[p]}
+			sv := SeenValue{Raw: v.Raw, Mode: string(v.Mode), Share: q.ShareOfParent(p), AbsShare: q.AbsCapacity[p]}
 			if m, ok := q.MaxCapacity[p]; !ok || m.Mode == schedconf.ModePercentage {
 				ceiling := plan.MaxPercentOf(q, p)
 				sv.MaxShare = &ceiling
@@ -197,46 +197,4 @@ func (f *FirstSeen) Save() error {
 	}
 	f.dirty = false
 	return nil
-}
-
-// shareOfParent is a queue's configured capacity in a partition as a
-// percentage of its parent's, whatever the mode: percentage as written;
-// weight w/Σ sibling weights; absolute its memory over the parent's
-// configured memory (for root's children, over the sum of the siblings':
-// the partition's size is not in the configuration).
-func shareOfParent(q *schedconf.Queue, p string) float64 {
-	v, ok := q.Capacity[p]
-	if !ok || q.Parent == nil {
-		return 0
-	}
-	switch v.Mode {
-	case schedconf.ModePercentage:
-		return v.Percent
-	case schedconf.ModeWeight:
-		sum := 0.0
-		for _, c := range q.Parent.Children {
-			if cv, ok := c.Capacity[p]; ok && cv.Mode == schedconf.ModeWeight {
-				sum += cv.Weight
-			}
-		}
-		if sum == 0 {
-			return 0
-		}
-		return 100 * v.Weight / sum
-	case schedconf.ModeAbsolute:
-		if pv, ok := q.Parent.Capacity[p]; ok && pv.Mode == schedconf.ModeAbsolute && pv.Absolute["memory"] > 0 {
-			return 100 * float64(v.Absolute["memory"]) / float64(pv.Absolute["memory"])
-		}
-		var sum int64
-		for _, c := range q.Parent.Children {
-			if cv, ok := c.Capacity[p]; ok && cv.Mode == schedconf.ModeAbsolute {
-				sum += cv.Absolute["memory"]
-			}
-		}
-		if sum == 0 {
-			return 0
-		}
-		return 100 * float64(v.Absolute["memory"]) / float64(sum)
-	}
-	return 0
 }

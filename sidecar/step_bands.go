@@ -135,7 +135,7 @@ func BandViolations(pl *plan.Plan, first map[string]SeenValue, bands GuaranteeBa
 			continue
 		}
 		b := BandOfSeen(bands.For(c.Queue), seen)
-		if v := shareOfParent(q, part); !b.Contains(v) {
+		if v := q.ShareOfParent(part); !b.Contains(v) {
 			out = append(out, fmt.Sprintf("%s %s = %s (%.2f%% of its parent) outside [%.2f, %.2f] around the first-seen %s",
 				c.Queue, c.Property, c.To, v, b.Lo, b.Hi, seen.Raw))
 		}
@@ -175,9 +175,9 @@ func CeilingViolations(pl *plan.Plan, first map[string]SeenValue) []string {
 		if q == nil || !known || seen.MaxShare == nil {
 			continue
 		}
-		allowed := math.Max(*seen.MaxShare, shareOfParent(q, part))
+		allowed := math.Max(*seen.MaxShare, q.ShareOfParent(part))
 		if v := plan.MaxPercentOf(q, part); v > allowed+0.005 {
-			out = append(out, fmt.Sprintf("%s %s = %s above the admin's %g (capacity %.2f)", c.Queue, c.Property, c.To, *seen.MaxShare, shareOfParent(q, part)))
+			out = append(out, fmt.Sprintf("%s %s = %s above the admin's %g (capacity %.2f)", c.Queue, c.Property, c.To, *seen.MaxShare, q.ShareOfParent(part)))
 		}
 	}
 	return out

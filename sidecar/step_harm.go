@@ -192,7 +192,7 @@ func planConfig(s *decideState, targets map[string]plan.QueueTarget) harmConfig 
 			for _, part := range s.Tree.Labels {
 				pct, ok := targets[ch.Path].Capacity[part]
 				if !ok {
-					pct = shareOfParent(ch, part)
+					pct = ch.ShareOfParent(part)
 				}
 				child[part] = abs[part] * pct / 100
 			}
@@ -221,7 +221,7 @@ func (st harmStep) blend(s *decideState, keep float64, planHomes bool, exempt ma
 		nt.Capacity = maps.Clone(t.Capacity)
 		if ok && !exempt[path] {
 			for part, v := range t.Capacity {
-				a := shareOfParent(q, part)
+				a := q.ShareOfParent(part)
 				if sv, ok := st.Seen[seenKey(path, part)]; ok && !sv.Unset {
 					a = sv.Share
 				}
@@ -363,15 +363,7 @@ func harmServe(parts []progress.PartitionSlots, queues []progress.QueueDemand, c
 // class was not measured on counts at its slowest measured rate on any of
 // the cluster's types (1 when none is measured).
 func harmRate(r progress.Rates, class string, p progress.PartitionSlots, types []string) float64 {
-	slowest := math.Inf(1)
-	for _, t := range types {
-		if v, ok := r.Rate(class, t); ok && v > 0 {
-			slowest = math.Min(slowest, v)
-		}
-	}
-	if math.IsInf(slowest, 1) {
-		slowest = 1
-	}
+	slowest := slowestKnownRate(r, class, types)
 	sum, n := 0.0, 0.0
 	for t, k := range p.Slots {
 		v, ok := r.Rate(class, t)
@@ -385,4 +377,19 @@ func harmRate(r progress.Rates, class string, p progress.PartitionSlots, types [
 		return 0
 	}
 	return sum / n
+}
+
+// slowestKnownRate is a class's slowest measured rate on any of types (1
+// when none is measured): the stand-in for a type it was not measured on.
+func slowestKnownRate(r progress.Rates, class string, types []string) float64 {
+	slowest := math.Inf(1)
+	for _, t := range types {
+		if v, ok := r.Rate(class, t); ok && v > 0 {
+			slowest = math.Min(slowest, v)
+		}
+	}
+	if math.IsInf(slowest, 1) {
+		return 1
+	}
+	return slowest
 }

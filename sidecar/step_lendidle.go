@@ -196,7 +196,7 @@ func (st lendIdleStep) adminShare(q *schedconf.Queue, part string) float64 {
 	if v, ok := st.Seen[seenKey(q.Path, part)]; ok && !v.Unset {
 		return v.Share
 	}
-	return shareOfParent(q, part)
+	return q.ShareOfParent(part)
 }
 
 // restoreGroup raises the busy children of parent in part back to the

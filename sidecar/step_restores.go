@@ -54,7 +54,7 @@ func (st restoresStep) Run(s *decideState) error {
 		if !ok {
 			continue
 		}
-		live := shareOfParent(q, home)
+		live := q.ShareOfParent(home)
 		if to <= live+0.005 {
 			continue
 		}

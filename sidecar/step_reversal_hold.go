@@ -83,7 +83,7 @@ func (m capMoves) observe(tree *schedconf.Tree, now time.Time) {
 			}
 		}
 		for _, p := range tree.Labels {
-			note(capMoveKey(q.Path, p, "capacity"), shareOfParent(q, p))
+			note(capMoveKey(q.Path, p, "capacity"), q.ShareOfParent(p))
 			note(capMoveKey(q.Path, p, "maximum-capacity"), plan.MaxPercentOf(q, p))
 		}
 	}
@@ -154,7 +154,7 @@ func (st reversalHoldStep) Run(s *decideState) error {
 		}
 		t := s.Targets[path]
 		for _, p := range slices.Sorted(maps.Keys(t.Capacity)) {
-			live := shareOfParent(q, p)
+			live := q.ShareOfParent(p)
 			if why := st.blocked(s, q, p, "capacity", live, t.Capacity[p], st.adminShare(path, p, live), now, hold); why != "" {
 				if groups[q.Parent.Path] == nil {
 					groups[q.Parent.Path] = map[string]bool{}
@@ -226,7 +226,7 @@ func keepLive(s *decideState, parent *schedconf.Queue, p string, held func(ch *s
 		if !ok {
 			continue
 		}
-		live := shareOfParent(ch, p)
+		live := ch.ShareOfParent(p)
 		if held(ch, live, want) {
 			want = live
 		}
@@ -363,7 +363,7 @@ func (st reversalHoldStep) returnedAt(s *decideState, q *schedconf.Queue) time.T
 	for _, p := range s.Tree.Labels {
 		if m, ok := st.Moves[capMoveKey(q.Path, p, "capacity")]; ok && m.sign != 0 {
 			// No recorded admin's value: nothing to have come back to.
-			live := shareOfParent(q, p)
+			live := q.ShareOfParent(p)
 			if math.Abs(live-st.adminShare(q.Path, p, live+1)) <= reversalEpsilon {
 				later(m.at)
 			}

@@ -75,7 +75,7 @@ func (st smallMovesStep) Run(s *decideState) error {
 				}
 				n := 0
 				for _, ch := range parent.Children {
-					if want, ok := s.Targets[ch.Path].Capacity[p]; ok && small(ch, shareOfParent(ch, p), want) && math.Abs(want-shareOfParent(ch, p)) > reversalEpsilon {
+					if want, ok := s.Targets[ch.Path].Capacity[p]; ok && small(ch, ch.ShareOfParent(p), want) && math.Abs(want-ch.ShareOfParent(p)) > reversalEpsilon {
 						n++
 					}
 				}

@@ -40,43 +40,11 @@ func maps(t *schedconf.Tree, q *schedconf.Queue) map[string]float64 {
 	return out
 }
 
-// shareOfParent is q's share (0..1) of its parent in partition l.
+// shareOfParent is q's share (0..1) of its parent in partition l (none
+// where q may not use l).
 func shareOfParent(q *schedconf.Queue, l string) float64 {
-	v, ok := q.Capacity[l]
-	if !ok || q.Parent == nil {
-		return 0
-	}
 	if l != "" && !q.CanUse(l) {
 		return 0
 	}
-	switch v.Mode {
-	case schedconf.ModePercentage:
-		return v.Percent / 100
-	case schedconf.ModeWeight:
-		sum := 0.0
-		for _, c := range q.Parent.Children {
-			if cv, ok := c.Capacity[l]; ok && cv.Mode == schedconf.ModeWeight {
-				sum += cv.Weight
-			}
-		}
-		if sum == 0 {
-			return 0
-		}
-		return v.Weight / sum
-	case schedconf.ModeAbsolute:
-		var sum int64
-		for _, c := range q.Parent.Children {
-			if cv, ok := c.Capacity[l]; ok && cv.Mode == schedconf.ModeAbsolute {
-				sum += cv.Absolute["memory"]
-			}
-		}
-		if pv, ok := q.Parent.Capacity[l]; ok && pv.Mode == schedconf.ModeAbsolute && pv.Absolute["memory"] > sum {
-			sum = pv.Absolute["memory"]
-		}
-		if sum == 0 {
-			return 0
-		}
-		return float64(v.Absolute["memory"]) / float64(sum)
-	}
-	return 0
+	return q.ShareOfParent(l) / 100
 }

@@ -197,6 +197,48 @@ func (t *Tree) derive(q *Queue) {
 	}
 }
 
+// ShareOfParent is the queue's configured capacity in a partition as a
+// percentage of its parent's, whatever the mode: percentage as written;
+// weight w/Σ sibling weights; absolute its memory over the parent's
+// configured memory (for root's children, over the sum of the siblings':
+// the partition's size is not in the configuration).
+func (q *Queue) ShareOfParent(p string) float64 {
+	v, ok := q.Capacity[p]
+	if !ok || q.Parent == nil {
+		return 0
+	}
+	switch v.Mode {
+	case ModePercentage:
+		return v.Percent
+	case ModeWeight:
+		sum := 0.0
+		for _, c := range q.Parent.Children {
+			if cv, ok := c.Capacity[p]; ok && cv.Mode == ModeWeight {
+				sum += cv.Weight
+			}
+		}
+		if sum == 0 {
+			return 0
+		}
+		return 100 * v.Weight / sum
+	case ModeAbsolute:
+		if pv, ok := q.Parent.Capacity[p]; ok && pv.Mode == ModeAbsolute && pv.Absolute["memory"] > 0 {
+			return 100 * float64(v.Absolute["memory"]) / float64(pv.Absolute["memory"])
+		}
+		var sum int64
+		for _, c := range q.Parent.Children {
+			if cv, ok := c.Capacity[p]; ok && cv.Mode == ModeAbsolute {
+				sum += cv.Absolute["memory"]
+			}
+		}
+		if sum == 0 {
+			return 0
+		}
+		return 100 * float64(v.Absolute["memory"]) / float64(sum)
+	}
+	return 0
+}
+
 // Leaves returns the leaf queues in path order.
 func (t *Tree) Leaves() []*Queue {
 	var out []*Queue
