@@ -33,8 +33,9 @@ import (
 // -heldout-runs 3 -heldout-strategy replay): tuning clusters 1–30, three
 // run seeds each, 0/30 clusters with a class >5% slower than stock, 1/30
 // >2%, 0.823× stock, 1.146× the best static, reversals 0.26 per
-// queue-hour in the worst queue; the PS strategy 8/30, 12/30, 0.767×,
-// 1.003×, 13.02. It finds no route the history cannot measure: on the
+// queue-hour in the worst queue; the PS strategy 9/30, 13/30, 0.769×,
+// 1.005×, 13.04 (held-out 1001–1030: replay 3/30, 3/30, 0.810×, 1.141×,
+// 0.43; PS 7/30, 10/30, 0.791×, 1.086×, 13.01). It finds no route the history cannot measure: on the
 // shipped scenarios, whose GPU classes never ran on the GPU partitions
 // under the admin's configuration, it keeps that configuration (1.00×
 // stock). A calibration probe (a nearly idle leaf sent there for five
