@@ -147,7 +147,7 @@ func (st replayPlanStep) Run(s *decideState) error {
 	least := math.Inf(1)
 	unmeasured := unmeasuredRoutes(jobs, s.Rates, s.Parts)
 	for _, c := range replayCandidates(s.Tree, admin, s.Parts) {
-		if routesUnmeasured(c, unmeasured) {
+		if routesUnmeasured(c, unmeasured) || (held != nil && !keepsRoutes(c, *held)) {
 			continue
 		}
 		if r := run(&c); !harms(r, base) {
@@ -220,6 +220,22 @@ func routesUnmeasured(c replayCandidate, unmeasured map[string]map[string]bool) 
 		}
 	}
 	return false
+}
+
+// keepsRoutes: c routes every leaf held routes, to the same partition.
+// A choice held is replaced only by one that adds to it: each replay
+// predicts a configuration held from the window's start, not the switch
+// from the one before (a leaf sent home finds its partition lent out).
+func keepsRoutes(c, held replayCandidate) bool {
+	if c.Partition != held.Partition {
+		return false
+	}
+	for _, l := range held.Routed {
+		if !slices.Contains(c.Routed, l) {
+			return false
+		}
+	}
+	return true
 }
 
 // harms: some class is predicted slower under r than under base.
