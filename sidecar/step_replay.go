@@ -26,8 +26,9 @@ import (
 // replayMinGain better than the admin's configuration and no class slower
 // than under it; otherwise the admin's configuration stays. The choice is
 // held for Every, and replaced only by one predicted replayMinGain better
-// than it: no change undoes one within the hour unless the replay of the
-// same jobs says it gains.
+// than it that keeps its routes (keepsRoutes), or by the admin's
+// configuration when it is predicted to slow a class; a leaf routed for a
+// measured gain is routed on a measured rate only (unmeasuredRoutes).
 //
 // Measured (go run ./testenv/bench -only heldout -heldout-tuning
 // -heldout-runs 3 -heldout-strategy replay): tuning clusters 1–30, three
