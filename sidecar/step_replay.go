@@ -26,9 +26,8 @@ import (
 // replayMinGain better than the admin's configuration and no class slower
 // than under it; otherwise the admin's configuration stays. The choice is
 // held for Every, and replaced only by one predicted replayMinGain better
-// than it that keeps its routes (keepsRoutes), or by the admin's
-// configuration when it is predicted to slow a class; a leaf routed for a
-// measured gain is routed on a measured rate only (unmeasuredRoutes).
+// than it: no change undoes one within the hour unless the replay of the
+// same jobs says it gains.
 //
 // Measured (go run ./testenv/bench -only heldout -heldout-tuning
 // -heldout-runs 3 -heldout-strategy replay): tuning clusters 1–30, three
@@ -148,7 +147,7 @@ func (st replayPlanStep) Run(s *decideState) error {
 	least := math.Inf(1)
 	unmeasured := unmeasuredRoutes(jobs, s.Rates, s.Parts)
 	for _, c := range replayCandidates(s.Tree, admin, s.Parts) {
-		if routesUnmeasured(c, unmeasured) || (held != nil && !keepsRoutes(c, *held)) {
+		if routesUnmeasured(c, unmeasured) {
 			continue
 		}
 		if r := run(&c); !harms(r, base) {
@@ -221,22 +220,6 @@ func routesUnmeasured(c replayCandidate, unmeasured map[string]map[string]bool) 
 		}
 	}
 	return false
-}
-
-// keepsRoutes: c routes every leaf held routes, to the same partition.
-// A choice held is replaced only by one that adds to it: each replay
-// predicts a configuration held from the window's start, not the switch
-// from the one before (a leaf sent home finds its partition lent out).
-func keepsRoutes(c, held replayCandidate) bool {
-	if c.Partition != held.Partition {
-		return false
-	}
-	for _, l := range held.Routed {
-		if !slices.Contains(c.Routed, l) {
-			return false
-		}
-	}
-	return true
 }
 
 // harms: some class is predicted slower under r than under base.

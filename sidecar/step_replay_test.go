@@ -132,23 +132,3 @@ func TestReplayPlanStepUnmeasuredClass(t *testing.T) {
 		t.Fatalf("ml routed to %q with score unmeasured on gpu; notes %v", *ml.DefaultLabelExpression, s.Notes)
 	}
 }
-
-// A held route is replaced only by a candidate that keeps it.
-func TestKeepsRoutes(t *testing.T) {
-	held := replayCandidate{Partition: "gpu", Routed: []string{"root.ml"}}
-	cases := []struct {
-		name string
-		c    replayCandidate
-		want bool
-	}{
-		{"same leaf, another share", replayCandidate{Partition: "gpu", Routed: []string{"root.ml"}}, true},
-		{"adds a leaf", replayCandidate{Partition: "gpu", Routed: []string{"root.etl", "root.ml"}}, true},
-		{"another leaf instead", replayCandidate{Partition: "gpu", Routed: []string{"root.etl"}}, false},
-		{"another partition", replayCandidate{Partition: "gpu-b", Routed: []string{"root.ml"}}, false},
-	}
-	for _, c := range cases {
-		if got := keepsRoutes(c.c, held); got != c.want {
-			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
-		}
-	}
-}
