@@ -164,6 +164,11 @@ const (
 	StrategyReplay = "replay"
 )
 
+// KnownStrategy: s is a plan strategy ("" is the default, ps).
+func KnownStrategy(s string) bool {
+	return s == "" || s == StrategyPS || s == StrategyReplay
+}
+
 // SlotConfig is an admin's planning slot: one task container. Zero memory
 // = read it from the cluster.
 type SlotConfig struct {
@@ -461,9 +466,7 @@ func (c *Config) Validate() error {
 	default:
 		add("act.via", "%q is not refresh-queues (or empty: the scheduler-conf API only)", c.Act.Via)
 	}
-	switch c.Plan.Strategy {
-	case "", StrategyPS, StrategyReplay:
-	default:
+	if !KnownStrategy(c.Plan.Strategy) {
 		add("plan.strategy", "%q is not ps or replay", c.Plan.Strategy)
 	}
 	if c.Plan.Window < 0 || c.Plan.Every < 0 {

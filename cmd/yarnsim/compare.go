@@ -67,7 +67,7 @@ func compare(f compareFlags, w io.Writer) error {
 	if *output != "table" && *output != "json" {
 		return fmt.Errorf("compare: -o must be table or json, got %q", *output)
 	}
-	if f.strategy != "" && f.strategy != sidecar.StrategyPS && f.strategy != sidecar.StrategyReplay {
+	if !sidecar.KnownStrategy(f.strategy) {
 		return fmt.Errorf("compare: --strategy must be ps or replay, got %q", f.strategy)
 	}
 	o := experiment.CompareOptions{SecondDay: *secondDay, Labels: f.labels, Strategy: f.strategy}

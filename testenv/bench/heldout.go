@@ -160,15 +160,7 @@ func runHeldOut(o Options) ([]Row, error) {
 				return experiment.RunStaticOn(sc, seed, &lm)
 			})
 			add("sidecar", &runs[k].side, func() (experiment.Result, error) {
-				opts := experiment.SidecarOptions{Scenario: sc, WarmupSeed: seed + 100, MCSamples: 50}
-				if o.HeldOutStrategy != "" {
-					cfg, err := sidecar.ParseConfig(nil)
-					if err != nil {
-						return experiment.Result{}, err
-					}
-					cfg.Mode, cfg.Plan.Strategy = act.ModeApply, o.HeldOutStrategy
-					opts.Config = cfg
-				}
+				opts := experiment.SidecarOptions{Scenario: sc, WarmupSeed: seed + 100, MCSamples: 50, Strategy: o.HeldOutStrategy}
 				return experiment.RunSidecar(sc.Name, seed, opts)
 			})
 		}
