@@ -51,6 +51,10 @@ type Cluster struct {
 	confFile  string
 	tree      *schedconf.Tree
 	usage     map[string]map[string]rmweb.Resource // queue path → partition → used (ancestors included)
+	// onNode is what each app holds on each node (node id → app), so a
+	// node's relabel moves its running containers' usage to the new
+	// partition as the Capacity Scheduler does.
+	onNode map[string]map[*app]rmweb.Resource
 	amUsage   map[string]rmweb.Resource            // leaf → AM resources
 	apps      []*app
 	appByID   map[string]*app
@@ -108,7 +112,7 @@ func NewCluster(sc *Scenario, seed int64) (*Cluster, error) {
 		sc: sc, rng: rand.New(rand.NewPCG(uint64(seed), uint64(seed)*0x9e3779b97f4a7c15+1)),
 		start: sc.Start, now: sc.Start, clusterTS: rmStartMillis(sc.Start, seed),
 		nodeByID: map[string]*node{}, labels: map[string]bool{}, appByID: map[string]*app{},
-		usage: map[string]map[string]rmweb.Resource{}, amUsage: map[string]rmweb.Resource{},
+		usage: map[string]map[string]rmweb.Resource{}, onNode: map[string]map[*app]rmweb.Resource{}, amUsage: map[string]rmweb.Resource{},
 		fs: hdfsns.New(), version: 1,
 	}
 	for _, l := range sc.Labels {

@@ -417,6 +417,10 @@ func (c *Cluster) allocate(a *app, n *node, r rmweb.Resource) {
 	n.containers++
 	a.allocated = add(a.allocated, r)
 	a.containers++
+	if c.onNode[n.id] == nil {
+		c.onNode[n.id] = map[*app]rmweb.Resource{}
+	}
+	c.onNode[n.id][a] = add(c.onNode[n.id][a], r)
 	for q := a.queue; q != ""; q = parentPath(q) {
 		if c.usage[q] == nil {
 			c.usage[q] = map[string]rmweb.Resource{}
@@ -430,6 +434,11 @@ func (c *Cluster) release(a *app, n *node, r rmweb.Resource) {
 	n.containers--
 	a.allocated = sub(a.allocated, r)
 	a.containers--
+	if held := sub(c.onNode[n.id][a], r); held.MemoryMB <= 0 && held.VCores <= 0 && held.GPUs <= 0 {
+		delete(c.onNode[n.id], a)
+	} else {
+		c.onNode[n.id][a] = held
+	}
 	for q := a.queue; q != ""; q = parentPath(q) {
 		c.usage[q][n.label] = sub(c.usage[q][n.label], r)
 	}

@@ -645,10 +645,25 @@ func (c *Cluster) ReplaceNodeLabels(m map[string][]string) error {
 		if n == nil {
 			n = c.nodeByID[id+":8041"]
 		}
-		n.label = ""
+		to := ""
 		if len(ls) == 1 {
-			n.label = ls[0]
+			to = ls[0]
 		}
+		// CapacityScheduler.updateLabelsOnNode: the running containers'
+		// usage moves from the old partition to the new one
+		// (FiCaSchedulerApp.nodePartitionUpdated).
+		if to != n.label {
+			for a, r := range c.onNode[n.id] {
+				for q := a.queue; q != ""; q = parentPath(q) {
+					if c.usage[q] == nil {
+						c.usage[q] = map[string]rmweb.Resource{}
+					}
+					c.usage[q][n.label] = sub(c.usage[q][n.label], r)
+					c.usage[q][to] = add(c.usage[q][to], r)
+				}
+			}
+		}
+		n.label = to
 	}
 	return nil
 }
