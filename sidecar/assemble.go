@@ -29,6 +29,8 @@ type DeciderParts struct {
 	SkipSteps map[string]bool
 	// CheckStepWrites: see PSDecider.CheckStepWrites (tests only).
 	CheckStepWrites bool
+	// Lends keeps the replay strategy's calibration lend (nil: in memory).
+	Lends *LendStore
 }
 
 // NewDecider builds the decision pipeline from the config, as the daemon
@@ -50,5 +52,5 @@ func NewDecider(cfg *Config, p DeciderParts) *PSDecider {
 		HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers, IdleWindow: cfg.Safety.IdleWindow,
 		ReversalHold: cfg.Rate.ReversalHold, MinMovePoints: cfg.Rate.MinMovePoints,
 		Guarantees: cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: guard, SkipSteps: p.SkipSteps,
-		Strategy: cfg.Plan.Strategy, Jobs: p.Learner.Jobs, ReplayWindow: cfg.Plan.Window, ReplayEvery: cfg.Plan.Every}
+		Strategy: cfg.Plan.Strategy, LendIdleNodes: cfg.Plan.Strategy == StrategyReplay && cfg.Safety.AllowNodeLabelChanges, Lends: p.Lends, Jobs: p.Learner.Jobs, ReplayWindow: cfg.Plan.Window, ReplayEvery: cfg.Plan.Every}
 }

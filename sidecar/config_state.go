@@ -60,3 +60,7 @@ func (c *Config) ResolveState(getenv func(string) string, euid int, home string)
 // FirstSeenPath is where the admin's first-seen capacities are kept: next
 // to the calibration history.
 func (c *Config) FirstSeenPath() string { return c.Store + ".first-seen.json" }
+
+// LendPath is where the replay strategy's calibration lend under way is
+// kept (LendStore), beside the history.
+func (c *Config) LendPath() string { return c.Store + ".lend.json" }

@@ -106,6 +106,14 @@ type PSDecider struct {
 	recent recentDemand
 	// replayHeld is the replay strategy's choice between runs.
 	replayHeld replayChoice
+	// LendIdleNodes turns on the replay strategy's calibration lend
+	// (step_replay_lend.go): replay with safety.allow_node_label_changes.
+	LendIdleNodes bool
+	// replayLend is the lend under way and the partitions lent, kept in
+	// Lends (loaded at the first decision, saved when it changes).
+	replayLend replayLend
+	Lends      *LendStore
+	lendLoaded bool
 	// CheckStepWrites makes Decide fail when a step changes a part of the
 	// state its contract (step_contracts.go) does not declare. Tests and
 	// experiments only: it prints the whole state after every step.

@@ -23,6 +23,9 @@ import (
 // Decision is what the decide step returns for one snapshot: queue targets
 // for BuildPlan, app priorities, and what it predicted (for reports).
 type Decision struct {
+	// Lend is a node-label change the decision asks for (the replay
+	// strategy's calibration lend); written only where LabelAPI is set.
+	Lend       act.LabelChange
 	Targets    map[string]plan.QueueTarget
 	Priorities []plan.PriorityChange
 	Predicted  map[string]float64
@@ -86,6 +89,8 @@ type CycleReport struct {
 	Preemption *PreemptionStatus
 	// Layout is the node-label step's proposal and what it did (nil when off).
 	Layout *LayoutReport
+	// Lend is the calibration lend's label change and its result (nil: none).
+	Lend *LendReport
 	// Inputs is the HDFS step's view of running jobs' inputs (nil when off).
 	Inputs *InputsReport
 	// Unreadable are the finished jobs JobHistory could not serve, being
@@ -117,6 +122,14 @@ type UnreadableReporter interface {
 // it saw of them, for status and the report.
 type SparkReporter interface {
 	SparkApps() []sparkobs.AppView
+}
+
+// LendReport is a calibration lend's node-label change and what the
+// applier did with it.
+type LendReport struct {
+	Change act.LabelChange
+	Result act.Result
+	Error  string
 }
 
 // Loop runs control cycles. Run it with Run; one cycle with Once.
@@ -250,6 +263,14 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	rep.Outcome = out
 	if l.Labels != nil && l.LabelAPI != nil {
 		rep.Layout = l.layoutStep(ctx, snap, &applier, log)
+	}
+	if !dec.Lend.Empty() && l.LabelAPI != nil {
+		res, lerr := applier.ApplyLabels(ctx, l.LabelAPI, dec.Lend)
+		rep.Lend = &LendReport{Change: dec.Lend, Result: res}
+		if lerr != nil {
+			rep.Lend.Error = lerr.Error()
+			log.Warn("calibration lend not applied", "result", res, "error", lerr)
+		}
 	}
 	log.Info("cycle done", "result", out.Result, "changes", len(plan.Changes), "priorities", len(plan.Priorities), "error", err)
 	return rep, err

@@ -1,11 +1,13 @@
 package sidecar
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -43,6 +45,9 @@ type decideState struct {
 	// step says how each sibling group is written.
 	Targets    map[string]plan.QueueTarget
 	Globals    []plan.GlobalChange
+	// Lend is a node moved between partitions for calibration
+	// (replayLendStep); the loop writes it through the applier.
+	Lend act.LabelChange
 	Priorities []plan.PriorityChange
 	Notes      []string
 	// Urgent are queues whose raise serves a deadline at risk (queue →
@@ -141,6 +146,8 @@ func (d *PSDecider) replaySteps(seen map[string]SeenValue) []decideStep {
 		slotsStep{},
 		ratesStep{ReadCost: d.ReadCost},
 		replayPlanStep{Jobs: d.Jobs, Seen: seen, Window: d.ReplayWindow, Every: d.ReplayEvery, Held: &d.replayHeld},
+		// After the plan: a route to the lent node's partition brings it back.
+		replayLendStep{Enabled: d.LendIdleNodes, Jobs: d.Jobs, Window: d.ReplayWindow, Lend: &d.replayLend, Held: &d.replayHeld, Every: d.ReplayEvery, TypeOf: d.Classifier.TypeOf},
 		guaranteeStep{Bands: d.Guarantees, Seen: seen},
 		modeStep{RMVersion: d.RMVersion},
 		localityResetStep{Keep: d.KeepRackLocalityReset, Lending: true},
@@ -198,6 +205,13 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	if d.CheckStepWrites {
 		before = stateFields(s)
 	}
+	if !d.lendLoaded {
+		if d.replayLend, err = d.Lends.Load(); err != nil {
+			return Decision{}, err
+		}
+		d.lendLoaded = true
+	}
+	lendBefore, _ := json.Marshal(d.replayLend)
 	steps, err := withoutSkipped(d.steps(seen), d.SkipSteps)
 	if err != nil {
 		return Decision{}, err
@@ -217,9 +231,14 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 		chargeChanges(setBy, prev, cur, st.Name())
 		prev = cur
 	}
+	if after, _ := json.Marshal(d.replayLend); string(after) != string(lendBefore) {
+		if err := d.Lends.Save(d.replayLend); err != nil {
+			return Decision{}, err
+		}
+	}
 	d.sent.record(s.Plan, s.Queues, tree)
 	d.samples.sampled(s.Sampled)
-	dec := Decision{Targets: s.Targets, SetBy: setBy, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Restores: s.Restores, Preemption: s.Preemption,
+	dec := Decision{Lend: s.Lend, Targets: s.Targets, SetBy: setBy, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Restores: s.Restores, Preemption: s.Preemption,
 		Predicted: map[string]float64{"sum_ps": s.Plan.SumPS, "sum_ps_bound": s.Plan.Bound, "min_ps_over_fair": s.Plan.MinPS}}
 	for _, c := range s.Calibrations {
 		if t, ok := s.Targets[c.Queue]; ok && t.DefaultLabelExpression != nil && *t.DefaultLabelExpression == c.Partition {

@@ -193,6 +193,11 @@ func (f *daemonFlags) build() (*Daemon, error) {
 	}
 	if cfg.Safety.AllowNodeLabelChanges {
 		d.Loop.Labels, d.Loop.LabelAPI = deps.Layouter, deps.Client
+		if cfg.Plan.Strategy == sidecar.StrategyReplay {
+			// The replay strategy's label changes are its calibration lend
+			// only (step_replay_lend.go); the layout is PS's.
+			d.Loop.Labels = nil
+		}
 	}
 	d.Layouter, d.LabelAPI, d.Client = deps.Layouter, deps.Client, deps.Client
 	d.ConfAPI = deps.ConfAPI

@@ -168,7 +168,7 @@ func wireDeps(cfg *sidecar.Config, log hclog.Logger, readOnly bool) (*deps, erro
 	// the decider (bands) and the label step (partitions it creates).
 	firstSeen := &sidecar.FirstSeen{Path: cfg.FirstSeenPath(), ReadOnly: readOnly}
 	decider := sidecar.NewDecider(cfg, sidecar.DeciderParts{Learner: learner, Classifier: classifier, Sizer: sizer,
-		FirstSeen: firstSeen, YarnSite: yarnSite, RMVersion: rmVersion(client, log)})
+		FirstSeen: firstSeen, YarnSite: yarnSite, RMVersion: rmVersion(client, log), Lends: &sidecar.LendStore{Path: cfg.LendPath(), ReadOnly: readOnly}})
 	// The decider's preemption guard bounds the work a plan makes the RM's
 	// preemption kill; the loop reads its state too.
 	d := &deps{Client: client, Observer: api, ConfAPI: api, Learner: learner, Store: store, Preemption: decider.Preemption, FirstSeen: firstSeen,

@@ -99,10 +99,10 @@ func (f *FileRefresher) Write(ctx context.Context, live schedconf.Conf, m schedc
 	if st, err := os.Stat(f.Path); err == nil {
 		mode = st.Mode().Perm()
 	}
-	if err := writeFileAtomic(f.PreviousPath(), data, mode); err != nil {
+	if err := WriteFileAtomic(f.PreviousPath(), data, mode); err != nil {
 		return fmt.Errorf("refresh-queues: keep the previous file: %w", err)
 	}
-	if err := writeFileAtomic(f.Path, out, mode); err != nil {
+	if err := WriteFileAtomic(f.Path, out, mode); err != nil {
 		return fmt.Errorf("refresh-queues: write %s (unchanged): %w", f.Path, err)
 	}
 	killpoint.At(killpoint.AfterFileWrite)
@@ -130,7 +130,7 @@ func (f *FileRefresher) Write(ctx context.Context, live schedconf.Conf, m schedc
 // the new queues; cause is returned, joined with any failure to restore.
 func (f *FileRefresher) restore(ctx context.Context, prev []byte, mode os.FileMode, rms []string, cause error) error {
 	f.logger().Warn("refresh failed: restoring the previous capacity-scheduler.xml", "file", f.Path, "cause", cause)
-	if err := writeFileAtomic(f.Path, prev, mode); err != nil {
+	if err := WriteFileAtomic(f.Path, prev, mode); err != nil {
 		return errors.Join(cause, fmt.Errorf("RESTORE FAILED: write %s back (the previous copy is %s): %w", f.Path, f.PreviousPath(), err))
 	}
 	var errs []error
@@ -192,7 +192,7 @@ func (f *FileRefresher) recoverOwnWrite(live schedconf.Conf) (bool, error) {
 	if st, err := os.Stat(f.Path); err == nil {
 		mode = st.Mode().Perm()
 	}
-	if err := writeFileAtomic(f.Path, prevData, mode); err != nil {
+	if err := WriteFileAtomic(f.Path, prevData, mode); err != nil {
 		return false, fmt.Errorf("restore %s from %s: %w", f.Path, prevPath, err)
 	}
 	f.logger().Warn("capacity-scheduler.xml held a write of the sidecar that no refresh took: the previous file is back (the RM runs it)", "file", f.Path)
@@ -218,10 +218,10 @@ func (f *FileRefresher) logger() hclog.Logger {
 	return f.Log
 }
 
-// writeFileAtomic writes b to path through a temp file beside it: fsync,
+// WriteFileAtomic writes b to path through a temp file beside it: fsync,
 // rename, directory fsync. A reader (the RM's refresh) sees the old file
 // or the new one, never a part.
-func writeFileAtomic(path string, b []byte, mode os.FileMode) error {
+func WriteFileAtomic(path string, b []byte, mode os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err

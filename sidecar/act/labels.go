@@ -20,6 +20,9 @@ type LabelChange struct {
 	Nodes   map[string]string   `json:"nodes"`  // node id → label
 	Grants  map[string][]string `json:"grants"` // label → queues
 	Reasons []string            `json:"reasons"`
+	// Lend marks a calibration lend: one node moved between its label and
+	// the default partition (LendCheck instead of StrandCheck).
+	Lend bool `json:"lend,omitempty"`
 	// Time is the snapshot's time (the RM's clock): the access grant's plan
 	// is stamped with it, as every plan is, so the rate limit counts it on
 	// the cluster's clock.

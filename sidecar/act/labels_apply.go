@@ -78,7 +78,14 @@ func (a *Applier) applyLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 		}
 		entry.Before[NodeKey(id)], entry.After[NodeKey(id)] = cur, l
 	}
-	if err := StrandCheck(before, ch.Nodes); err != nil {
+	check := StrandCheck
+	if ch.Lend {
+		check = LendCheck
+		if len(ch.Add) > 0 || len(ch.Grants) > 0 {
+			return ResultRejected, &RejectedError{Stage: "local", Err: fmt.Errorf("a calibration lend adds no label and grants no access")}
+		}
+	}
+	if err := check(before, ch.Nodes); err != nil {
 		return ResultRejected, &RejectedError{Stage: "local", Err: err}
 	}
 	if a.Mode.RecordsOnly() {
@@ -183,6 +190,22 @@ func StrandCheck(before, next map[string]string) error {
 	}
 	if defaults == 0 {
 		return fmt.Errorf("the layout would leave the default partition with no node")
+	}
+	return nil
+}
+
+// LendCheck refuses a calibration lend that is not one node moved between
+// its label and the default partition (the replay strategy's lend,
+// sidecar/step_replay_lend.go, which lends only a node of a partition no
+// queue is homed on and nothing runs in), or that adds labels.
+func LendCheck(before, next map[string]string) error {
+	if len(next) != 1 {
+		return fmt.Errorf("a calibration lend moves one node, not %d", len(next))
+	}
+	for id, l := range next {
+		if (before[id] == "") == (l == "") {
+			return fmt.Errorf("a calibration lend moves node %s between a label and the default partition, not from %q to %q", id, before[id], l)
+		}
 	}
 	return nil
 }

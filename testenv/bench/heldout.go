@@ -161,6 +161,12 @@ func runHeldOut(o Options) ([]Row, error) {
 			})
 			add("sidecar", &runs[k].side, func() (experiment.Result, error) {
 				opts := experiment.SidecarOptions{Scenario: sc, WarmupSeed: seed + 100, MCSamples: 50, Strategy: o.HeldOutStrategy}
+				if o.HeldOutLabels {
+					cfg, _ := sidecar.ParseConfig(nil)
+					cfg.Mode = act.ModeApply
+					cfg.Safety.AllowNodeLabelChanges = true
+					opts.Config = cfg
+				}
 				return experiment.RunSidecar(sc.Name, seed, opts)
 			})
 		}

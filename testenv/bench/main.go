@@ -74,6 +74,9 @@ type Options struct {
 	// HeldOutStrategy is the judged sidecar's plan.strategy ("": the
 	// config's default).
 	HeldOutStrategy string
+	// HeldOutLabels turns on safety.allow_node_label_changes for the
+	// judged sidecar (with replay: its calibration lend).
+	HeldOutLabels bool
 	// Candidates also runs and prints the Detail rows (candidates not
 	// shipped, diagnostics, breakdowns); without it an area may skip
 	// computing them (deadline's candidate variants do).
@@ -112,6 +115,7 @@ func main() {
 	heldoutTuning := flag.Bool("heldout-tuning", false, "run the heldout rows on the tuning clusters (gen.TuningSeeds) instead of the held-out ones")
 	heldoutUnguarded := flag.Bool("heldout-unguarded", false, "the heldout rows also run the sidecar without the do-no-harm, calibration-bound and flap guards")
 	heldoutReplay := flag.Bool("heldout-replay", false, "the heldout rows also run the static configuration a replay of the stock warm-up day chooses from the sweep's family (a candidate; with -candidates to print it)")
+	heldoutLabels := flag.Bool("heldout-labels", false, "heldout rows' sidecar with safety.allow_node_label_changes (with -heldout-strategy replay: the calibration lend)")
 	heldoutStrategy := flag.String("heldout-strategy", "", "plan.strategy of the heldout rows' sidecar (ps, replay; empty: the default)")
 	heldoutAblate := flag.String("heldout-ablate", "", "the heldout rows also run the sidecar once without each of these decide steps (comma-separated step names, e.g. \"route gain,goal route\")")
 	candidates := flag.Bool("candidates", false, "also run and print the candidate, diagnostic and breakdown rows (Row.Detail); without it each area prints one row per goal or per figure of what ships")
@@ -119,7 +123,7 @@ func main() {
 	flag.Parse()
 	sort.SliceStable(benches, func(i, j int) bool { return benches[i].Order < benches[j].Order })
 	opts := Options{Seeds: *seeds, FirstSeed: *firstSeed, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge, DeadlineDays: *deadlineDays, TightCycle: *tightCycle,
-		HeldOutN: *heldoutN, HeldOutRuns: *heldoutRuns, HeldOutTuning: *heldoutTuning, HeldOutUnguarded: *heldoutUnguarded, HeldOutAblate: *heldoutAblate, HeldOutReplay: *heldoutReplay, HeldOutStrategy: *heldoutStrategy, Candidates: *candidates}
+		HeldOutN: *heldoutN, HeldOutRuns: *heldoutRuns, HeldOutTuning: *heldoutTuning, HeldOutUnguarded: *heldoutUnguarded, HeldOutAblate: *heldoutAblate, HeldOutReplay: *heldoutReplay, HeldOutStrategy: *heldoutStrategy, HeldOutLabels: *heldoutLabels, Candidates: *candidates}
 	if *list {
 		listRows(os.Stdout, *only)
 		return

@@ -410,6 +410,9 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		loop.Labels = &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
 			Sizer: sizer, Config: cfg.Labels, FirstSeen: firstSeen}
 		loop.LabelAPI = client
+		if cfg.Plan.Strategy == sidecar.StrategyReplay && !o.Labels {
+			loop.Labels = nil // as the daemon: the replay's label changes are its lend only
+		}
 	}
 	if inputs != nil {
 		loop.BlockMaps = inputs.maps
