@@ -20,8 +20,10 @@ import (
 // (replace-labels-on-node with no label), where the default partition's
 // jobs run on it and are measured on its node type; when every class of
 // the window is measured there, after DefaultLendFor at most, when the
+// default partition has had room of its own for lendRoomFor, when the
 // partition gets work of its own, or when the replay routes a leaf there,
-// the node goes back. The exposure is one node, and it is capacity the
+// the node goes back; the partition is lent again an hour later at the
+// earliest, and only while some class is still unmeasured there. The exposure is one node, and it is capacity the
 // partition left idle: the default partition gains a node, no queue loses
 // a guarantee. A class slower on that node type than elsewhere can still
 // have tasks placed there while it is lent.
@@ -36,15 +38,23 @@ const (
 	// lendWriteWait is how long a lend written but not seen in the
 	// snapshot is waited for before it counts as failed.
 	lendWriteWait = 2 * time.Minute
+	// lendRoomFor is how long the default partition may have room of its
+	// own before a lent node goes back: a backlog comes and goes by the
+	// minute, and a lend ended by every lull measures nothing (tuning
+	// cluster 41: four lends of 2–6 minutes, no class measured).
+	lendRoomFor = 10 * time.Minute
 )
 
-// replayLend is the lend under way and the partitions lent within the
-// window.
+// replayLend is the lend under way and when each partition's last lend
+// ended.
 type replayLend struct {
 	Node, Partition, Type string
 	Since                 time.Time
 	// Out: the node was seen in the default partition.
-	Out  bool
+	Out bool
+	// RoomSince is when the default partition last stopped having a
+	// backlog while the node is lent (zero: it has one).
+	RoomSince time.Time
 	Done      map[string]time.Time
 }
 
@@ -112,7 +122,7 @@ func (st replayLendStep) Run(s *decideState) error {
 		}
 		if !present || cur == l.Partition && (l.Out || now.Sub(l.Since) > lendWriteWait) {
 			// Back, gone, or never lent (the write failed): over, and the
-			// partition is not lent again within the window.
+			// partition is not lent again within lendFor.
 			l.Done[l.Partition] = now
 			*l = replayLend{Done: l.Done}
 			return nil
@@ -120,14 +130,19 @@ func (st replayLendStep) Run(s *decideState) error {
 		if cur == l.Partition {
 			return nil // the lend's write not seen yet
 		}
+		if defaultBacklogged(s, l.Node) {
+			l.RoomSince = time.Time{}
+		} else if l.RoomSince.IsZero() {
+			l.RoomSince = now
+		}
 		var why string
 		switch left := unmeasuredOn(l.Type); {
 		case len(left) == 0:
 			why = fmt.Sprintf("every class of the window measured on %s", l.Type)
 		case now.Sub(l.Since) >= lendFor:
 			why = fmt.Sprintf("lent for %s (unmeasured still: %s)", lendFor, strings.Join(left, ", "))
-		case !defaultBacklogged(s, l.Node):
-			why = "the default partition has room of its own: a task on the lent node would only risk a slower type"
+		case !l.RoomSince.IsZero() && now.Sub(l.RoomSince) >= lendRoomFor:
+			why = fmt.Sprintf("the default partition has had room of its own for %s: a task on the lent node would only risk a slower type", lendRoomFor)
 		case !idlePartition(s, l.Partition):
 			why = fmt.Sprintf("partition %s has work of its own", l.Partition)
 		case st.Held != nil && st.Held.cand != nil && st.Held.cand.Partition == l.Partition:
@@ -157,7 +172,7 @@ func (st replayLendStep) Run(s *decideState) error {
 		if p.Name == "" || !p.Exclusive || !idlePartition(s, p.Name) {
 			continue
 		}
-		if at, ok := l.Done[p.Name]; ok && now.Sub(at) < window {
+		if at, ok := l.Done[p.Name]; ok && now.Sub(at) < lendFor {
 			continue
 		}
 		var running []string

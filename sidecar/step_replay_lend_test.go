@@ -119,10 +119,15 @@ func TestReplayLendStepReturns(t *testing.T) {
 	if ch := step(30*time.Second, "", false); !ch.Empty() || !lend.Out {
 		t.Fatalf("lent, ml unmeasured: %v (out %v), want no write", ch.Nodes, lend.Out)
 	}
-	// The backlog clears: the node comes back before ml is measured.
+	// The backlog clears: the node stays through a lull, and comes back
+	// before ml is measured once the default partition has had room for
+	// lendRoomFor.
 	s.Snap.Queues = nil
-	if ch := step(time.Minute, "", false); ch.Nodes["gpu-1:8041"] != "gpu" {
-		t.Fatalf("no backlog: %v, want gpu-1 back to gpu", ch.Nodes)
+	if ch := step(time.Minute, "", false); !ch.Empty() {
+		t.Fatalf("a minute's lull: %v, want the node kept", ch.Nodes)
+	}
+	if ch := step(lendRoomFor, "", false); ch.Nodes["gpu-1:8041"] != "gpu" {
+		t.Fatalf("no backlog for %s: %v, want gpu-1 back to gpu", lendRoomFor, ch.Nodes)
 	}
 	*lend = replayLend{Node: "gpu-1:8041", Partition: "gpu", Type: "gpu", Since: s.Snap.Time, Out: true}
 	s.Snap.Queues = []cluster.Queue{{Path: "root.etl", Leaf: true, ByPartition: map[string]cluster.QueueCapacity{"": {Pending: cluster.Resource{MemoryMB: 4096, VCores: 2}}}}}
@@ -137,9 +142,12 @@ func TestReplayLendStepReturns(t *testing.T) {
 	if ch := step(30*time.Second, "gpu", true); !ch.Empty() || lend.Node != "" {
 		t.Fatalf("back: %v (lend %+v), want over", ch.Nodes, lend)
 	}
-	s.Rates = nil // unmeasured again: still not lent within the window
-	if ch := step(time.Hour, "gpu", false); !ch.Empty() {
-		t.Fatalf("lent again within the window: %v", ch.Nodes)
+	s.Rates = nil // unmeasured again: not lent within the hour, lent after it
+	if ch := step(30*time.Minute, "gpu", false); !ch.Empty() {
+		t.Fatalf("lent again within the hour: %v", ch.Nodes)
+	}
+	if ch := step(31*time.Minute, "gpu", false); ch.Nodes["gpu-1:8041"] != "" || len(ch.Nodes) != 1 {
+		t.Fatalf("an hour later, ml unmeasured: %v, want gpu-1 lent again", ch.Nodes)
 	}
 }
 
