@@ -127,9 +127,9 @@ type SparkReporter interface {
 // LendReport is a calibration lend's node-label change and what the
 // applier did with it.
 type LendReport struct {
-	Change act.LabelChange
-	Result act.Result
-	Error  string
+	Change act.LabelChange `json:"change"`
+	Result act.Result      `json:"result"`
+	Error  string          `json:"error,omitempty"`
 }
 
 // Loop runs control cycles. Run it with Run; one cycle with Once.

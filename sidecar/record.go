@@ -31,6 +31,9 @@ func RecordCycle(b *StatusBoard, rep CycleReport) {
 		if rep.Layout != nil {
 			st.Labels = rep.Layout
 		}
+		if rep.Lend != nil {
+			st.Lend = rep.Lend
+		}
 		if p := rep.Preemption; p != nil {
 			on := p.On
 			st.PreemptionEnabled = &on

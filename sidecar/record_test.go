@@ -226,3 +226,17 @@ func TestDryRunsAreNotMutations(t *testing.T) {
 		t.Errorf("dry-run plans %d, want 2", st.DryRunPlans)
 	}
 }
+
+// The status keeps the calibration lend's last write through cycles
+// without one.
+func TestRecordLend(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := &StatusBoard{}
+	lent := cycleAt(t0, 0, 25, nil, &plan.Plan{}, act.ResultNoChange)
+	lent.Lend = &LendReport{Change: act.LabelChange{Lend: true, Nodes: map[string]string{"gpu-1:8041": ""}}, Result: act.ResultApplied}
+	RecordCycle(b, lent)
+	RecordCycle(b, cycleAt(t0, 1, 25, nil, &plan.Plan{}, act.ResultNoChange))
+	if st := b.Get(); st.Lend == nil || st.Lend.Change.Nodes["gpu-1:8041"] != "" || st.Lend.Result != act.ResultApplied {
+		t.Fatalf("status lend %+v, want gpu-1 to the default partition, applied", st.Lend)
+	}
+}

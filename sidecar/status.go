@@ -221,6 +221,9 @@ type Overview struct {
 	// off): why it waits, and the last attempt's result and error, kept
 	// between attempts so a layout that did not land says why once.
 	Labels *LayoutReport `json:"labels,omitempty"`
+	// Lend is the replay strategy's last calibration lend write (a node
+	// to the default partition or back; its Change.Time says when).
+	Lend *LendReport `json:"lend,omitempty"`
 	// Warnings are this cycle's: unreadable snapshot parts, decision notes.
 	Warnings []string `json:"warnings"`
 	// Mutations counts plans that changed the configuration per hour:
