@@ -2,6 +2,8 @@ package sidecar
 
 import (
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -19,8 +21,9 @@ import (
 // The lend moves one node of such a partition to the default partition
 // (replace-labels-on-node with no label), where the default partition's
 // jobs run on it and are measured on its node type; when every class of
-// the window is measured there, after DefaultLendFor at most, when the
-// default partition has had room of its own for lendRoomFor, when the
+// the window is measured there, when a class is measured slower there than
+// on every other node of the default partition, after DefaultLendFor at
+// most, when the default partition has had room of its own for lendRoomFor, when the
 // partition gets work of its own, or when the replay routes a leaf there,
 // the node goes back; the partition is lent again an hour later at the
 // earliest, and only while some class is still unmeasured there. The exposure is one node, and it is capacity the
@@ -136,7 +139,9 @@ func (st replayLendStep) Run(s *decideState) error {
 			l.RoomSince = now
 		}
 		var why string
-		switch left := unmeasuredOn(l.Type); {
+		switch left, slower := unmeasuredOn(l.Type), slowerOnLent(s, classes, l.Type, l.Node); {
+		case slower != "":
+			why = slower
 		case len(left) == 0:
 			why = fmt.Sprintf("every class of the window measured on %s", l.Type)
 		case now.Sub(l.Since) >= lendFor:
@@ -204,6 +209,34 @@ func (st replayLendStep) Run(s *decideState) error {
 		}
 	}
 	return nil
+}
+
+// slowerOnLent names a class measured slower on the lent node's type than
+// on every other node type of the default partition: while lent, the node
+// only slows it, so the lend ends with the first such measurement.
+func slowerOnLent(s *decideState, classes map[string]bool, typ, lent string) string {
+	others := map[string]bool{}
+	for _, n := range s.Snap.Nodes {
+		if n.Partition == "" && n.ID != lent && s.Types[n.ID] != typ {
+			others[s.Types[n.ID]] = true
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(classes)) {
+		r, ok := rateOf(s.Rates, c, typ)
+		if !ok || r <= 0 {
+			continue
+		}
+		slowest := math.Inf(1)
+		for o := range others {
+			if ro, ok := rateOf(s.Rates, c, o); ok && ro > 0 {
+				slowest = math.Min(slowest, ro)
+			}
+		}
+		if r < slowest*0.98 {
+			return fmt.Sprintf("class %s measured %.2f× on %s, slower than on any other node of the default partition (%.2f×)", c, r, typ, slowest)
+		}
+	}
+	return ""
 }
 
 // defaultBacklogged: the default partition's leaves have pending requests

@@ -196,3 +196,32 @@ func replayRatesWithGPU() progress.RateMap {
 // hostType types nodes by host name, as node_types rules by host pattern
 // do: the type does not change with the label.
 func hostType(n cluster.Node) string { return strings.SplitN(n.ID, "-", 2)[0] }
+
+// A class measured slower on the lent node's type than on every other
+// node of the default partition ends the lend at once, whatever is still
+// unmeasured: while lent, the node only slows that class.
+func TestReplayLendStepEndsOnASlowerClass(t *testing.T) {
+	s, recs := lendCluster(t, false)
+	lend := &replayLend{Node: "gpu-1:8041", Partition: "gpu", Type: "gpu", Since: s.Snap.Time, Out: true, Done: map[string]time.Time{}}
+	s.Snap.Nodes[2].Partition = ""
+	st := replayLendStep{Enabled: true, Jobs: func() []calibrate.JobRecord { return recs }, Lend: lend, TypeOf: hostType}
+	s.Rates = progress.RateMap{"etl": {"cpu": 1, "gpu": 0.6}, "ml": {"cpu": 1}}
+	if err := st.Run(s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Lend.Nodes["gpu-1:8041"] != "gpu" || !strings.Contains(s.Lend.Reasons[0], "class etl measured 0.60×") {
+		t.Fatalf("lend %+v, want gpu-1 back to gpu because etl is slower there", s.Lend)
+	}
+	// Measured as fast as elsewhere: the lend goes on while ml is unmeasured.
+	s2, _ := lendCluster(t, false)
+	lend2 := &replayLend{Node: "gpu-1:8041", Partition: "gpu", Type: "gpu", Since: s2.Snap.Time, Out: true, Done: map[string]time.Time{}}
+	s2.Snap.Nodes[2].Partition = ""
+	s2.Rates = progress.RateMap{"etl": {"cpu": 1, "gpu": 1}, "ml": {"cpu": 1}}
+	st.Lend = lend2
+	if err := st.Run(s2); err != nil {
+		t.Fatal(err)
+	}
+	if !s2.Lend.Empty() {
+		t.Fatalf("lend %+v, want it kept", s2.Lend.Nodes)
+	}
+}
