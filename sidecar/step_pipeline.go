@@ -43,11 +43,11 @@ type decideState struct {
 	Shares map[string]map[string]float64
 	// Targets are percentages of the parent per partition until the mode
 	// step says how each sibling group is written.
-	Targets    map[string]plan.QueueTarget
-	Globals    []plan.GlobalChange
+	Targets map[string]plan.QueueTarget
+	Globals []plan.GlobalChange
 	// Lend is a node moved between partitions for calibration
 	// (replayLendStep); the loop writes it through the applier.
-	Lend act.LabelChange
+	Lend       act.LabelChange
 	Priorities []plan.PriorityChange
 	Notes      []string
 	// Urgent are queues whose raise serves a deadline at risk (queue →
