@@ -48,14 +48,14 @@ type Cluster struct {
 	conf     schedconf.Conf
 	version  int64
 	// confFile is a file-store RM's capacity-scheduler.xml (UseConfDir).
-	confFile  string
-	tree      *schedconf.Tree
-	usage     map[string]map[string]rmweb.Resource // queue path → partition → used (ancestors included)
+	confFile string
+	tree     *schedconf.Tree
+	usage    map[string]map[string]rmweb.Resource // queue path → partition → used (ancestors included)
 	// onNode is what each app holds on each node (node id → app), so a
 	// node's relabel moves its running containers' usage to the new
 	// partition as the Capacity Scheduler does.
-	onNode map[string]map[*app]rmweb.Resource
-	amUsage   map[string]rmweb.Resource            // leaf → AM resources
+	onNode    map[string]map[*app]rmweb.Resource
+	amUsage   map[string]rmweb.Resource // leaf → AM resources
 	apps      []*app
 	appByID   map[string]*app
 	active    []*app // apps not finished, in submission order
