@@ -26,7 +26,8 @@ import (
 // most, when the default partition has had room of its own for lendRoomFor, when the
 // partition gets work of its own, or when the replay routes a leaf there,
 // the node goes back; the partition is lent again an hour later at the
-// earliest, and only while some class is still unmeasured there. The exposure is one node, and it is capacity the
+// earliest, and only while some class is still unmeasured there and none
+// was measured slower there. The exposure is one node, and it is capacity the
 // partition left idle: the default partition gains a node, no queue loses
 // a guarantee. A class slower on that node type than elsewhere can still
 // have tasks placed there while it is lent.
@@ -197,7 +198,8 @@ func (st replayLendStep) Run(s *decideState) error {
 		for _, id := range running {
 			typ := s.Types[id]
 			left := unmeasuredOn(typ)
-			if typ == "" || len(left) == 0 || !same[id] {
+			// A type some class was measured slower on is not lent again.
+			if typ == "" || len(left) == 0 || !same[id] || slowerOnLent(s, classes, typ, "") != "" {
 				continue
 			}
 			*l = replayLend{Node: id, Partition: p.Name, Type: typ, Since: now, Done: l.Done}

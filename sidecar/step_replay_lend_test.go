@@ -212,6 +212,16 @@ func TestReplayLendStepEndsOnASlowerClass(t *testing.T) {
 	if s.Lend.Nodes["gpu-1:8041"] != "gpu" || !strings.Contains(s.Lend.Reasons[0], "class etl measured 0.60×") {
 		t.Fatalf("lend %+v, want gpu-1 back to gpu because etl is slower there", s.Lend)
 	}
+	// Back, that type is not lent again while ml is still unmeasured.
+	*lend = replayLend{Done: map[string]time.Time{"gpu": s.Snap.Time.Add(-2 * time.Hour)}}
+	s.Snap.Nodes[2].Partition = "gpu"
+	s.Lend = act.LabelChange{}
+	if err := st.Run(s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Lend.Empty() {
+		t.Fatalf("lent again %v, with etl measured slower on gpu", s.Lend.Nodes)
+	}
 	// Measured as fast as elsewhere: the lend goes on while ml is unmeasured.
 	s2, _ := lendCluster(t, false)
 	lend2 := &replayLend{Node: "gpu-1:8041", Partition: "gpu", Type: "gpu", Since: s2.Snap.Time, Out: true, Done: map[string]time.Time{}}
