@@ -64,3 +64,10 @@ func (c *Config) FirstSeenPath() string { return c.Store + ".first-seen.json" }
 // LendPath is where the replay strategy's calibration lend under way is
 // kept (LendStore), beside the history.
 func (c *Config) LendPath() string { return c.Store + ".lend.json" }
+
+// RunsLabelLayout says whether the loop runs the PS label layout: node-label
+// changes are allowed and the strategy is not replay, whose only label
+// change is its calibration lend (step_replay_lend.go).
+func (c *Config) RunsLabelLayout() bool {
+	return c.Safety.AllowNodeLabelChanges && c.Plan.Strategy != StrategyReplay
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -188,11 +189,7 @@ func (f *FirstSeen) Save() error {
 	if err := os.MkdirAll(filepath.Dir(f.Path), 0o755); err != nil {
 		return fmt.Errorf("first-seen capacities: %w", err)
 	}
-	tmp := f.Path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return fmt.Errorf("write first-seen capacities: %w", err)
-	}
-	if err := os.Rename(tmp, f.Path); err != nil {
+	if err := act.WriteFileAtomic(f.Path, b, 0o644); err != nil {
 		return fmt.Errorf("write first-seen capacities: %w", err)
 	}
 	f.dirty = false

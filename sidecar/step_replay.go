@@ -192,7 +192,7 @@ func unmeasuredRoutes(jobs []replay.Job, rates progress.Rates, parts []progress.
 				if n == 0 {
 					continue
 				}
-				if r, ok := rateOf(rates, j.Class, t); !ok || r <= 0 {
+				if _, ok := measuredRate(rates, j.Class, t); !ok {
 					if out[j.Queue] == nil {
 						out[j.Queue] = map[string]bool{}
 					}
@@ -204,11 +204,14 @@ func unmeasuredRoutes(jobs []replay.Job, rates progress.Rates, parts []progress.
 	return out
 }
 
-func rateOf(rates progress.Rates, class, typ string) (float64, bool) {
+// measuredRate is CR(typ, class) where the calibration measured one
+// (ok false without rates, or where none or a non-positive one is known).
+func measuredRate(rates progress.Rates, class, typ string) (float64, bool) {
 	if rates == nil {
 		return 0, false
 	}
-	return rates.Rate(class, typ)
+	r, ok := rates.Rate(class, typ)
+	return r, ok && r > 0
 }
 
 // routesUnmeasured: c routes a leaf to a partition where one of its

@@ -104,10 +104,6 @@ func (st replayLendStep) Run(s *decideState) error {
 	if l.Done == nil {
 		l.Done = map[string]time.Time{}
 	}
-	partOf := map[string]string{}
-	for _, n := range s.Snap.Nodes {
-		partOf[n.ID] = n.Partition
-	}
 	var recs []calibrate.JobRecord
 	if st.Jobs != nil {
 		recs = st.Jobs()
@@ -120,7 +116,7 @@ func (st replayLendStep) Run(s *decideState) error {
 	unmeasuredOn := func(typ string) []string {
 		var out []string
 		for c := range classes {
-			if r, ok := rateOf(s.Rates, c, typ); !ok || r <= 0 {
+			if _, ok := measuredRate(s.Rates, c, typ); !ok {
 				out = append(out, c)
 			}
 		}
@@ -128,7 +124,13 @@ func (st replayLendStep) Run(s *decideState) error {
 		return out
 	}
 	if l.Node != "" {
-		cur, present := partOf[l.Node]
+		var cur string
+		present := false
+		for _, n := range s.Snap.Nodes {
+			if n.ID == l.Node {
+				cur, present = n.Partition, true
+			}
+		}
 		if cur == "" && present {
 			l.Out = true
 		}
@@ -232,13 +234,13 @@ func slowerOnLent(s *decideState, classes map[string]bool, typ, lent string) str
 		}
 	}
 	for _, c := range slices.Sorted(maps.Keys(classes)) {
-		r, ok := rateOf(s.Rates, c, typ)
-		if !ok || r <= 0 {
+		r, ok := measuredRate(s.Rates, c, typ)
+		if !ok {
 			continue
 		}
 		slowest := math.Inf(1)
 		for o := range others {
-			if ro, ok := rateOf(s.Rates, c, o); ok && ro > 0 {
+			if ro, ok := measuredRate(s.Rates, c, o); ok {
 				slowest = math.Min(slowest, ro)
 			}
 		}

@@ -192,12 +192,10 @@ func (f *daemonFlags) build() (*Daemon, error) {
 		d.Loop.Mode = act.ModeDryRun // whatever the config says (status shows the configured mode)
 	}
 	if cfg.Safety.AllowNodeLabelChanges {
-		d.Loop.Labels, d.Loop.LabelAPI = deps.Layouter, deps.Client
-		if cfg.Plan.Strategy == sidecar.StrategyReplay {
-			// The replay strategy's label changes are its calibration lend
-			// only (step_replay_lend.go); the layout is PS's.
-			d.Loop.Labels = nil
-		}
+		d.Loop.LabelAPI = deps.Client
+	}
+	if cfg.RunsLabelLayout() {
+		d.Loop.Labels = deps.Layouter
 	}
 	d.Layouter, d.LabelAPI, d.Client = deps.Layouter, deps.Client, deps.Client
 	d.ConfAPI = deps.ConfAPI

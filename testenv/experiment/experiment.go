@@ -410,7 +410,7 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		loop.Labels = &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
 			Sizer: sizer, Config: cfg.Labels, FirstSeen: firstSeen}
 		loop.LabelAPI = client
-		if cfg.Plan.Strategy == sidecar.StrategyReplay && !o.Labels {
+		if !o.Labels && !cfg.RunsLabelLayout() {
 			loop.Labels = nil // as the daemon: the replay's label changes are its lend only
 		}
 	}
