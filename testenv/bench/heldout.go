@@ -27,7 +27,7 @@ import (
 // day heldoutRunSeed+100), the sweep on another (heldoutSweepSeed), so the
 // static configuration never sees the run it is judged on.
 func init() {
-	// Rows: the summary: >5%, >2%, means vs stock and best static, each cluster's ratios, reversals.
+	// Rows: the summary: >5%, >2% (each beside what chance alone gives), means vs stock and best static, each cluster's ratios, reversals.
 	register(Bench{Area: "heldout", Order: 58, Run: runHeldOut, Rows: 7})
 }
 
@@ -36,6 +36,10 @@ func init() {
 // task times, to see how much of a difference between two builds is the
 // run's noise).
 const heldoutSweepSeed = 9001
+
+// heldoutLuckSeed + the run seed is the luck seed of the stock run that
+// measures chance alone.
+const heldoutLuckSeed = 7000
 
 var heldoutRunSeed int64 = 1
 
@@ -49,6 +53,11 @@ type clusterOutcome struct {
 	// writes at its start (rack-locality-full-reset=false): how much of the
 	// sidecar's figure a static one-line change gives.
 	locality experiment.Result
+	// luck is stock again on the same jobs with other luck (another
+	// sim.Scenario.LuckSeed: task-time noise and replica placement): how
+	// far a class mean moves by chance alone, the noise floor of the
+	// harm figures.
+	luck experiment.Result
 	off      *experiment.Result // the unguarded sidecar (-heldout-unguarded)
 	// ablated are the sidecar runs without one decide step each, by the
 	// step's name (-heldout-ablate, heldout_ablate.go).
@@ -80,7 +89,7 @@ func runHeldOut(o Options) ([]Row, error) {
 	seeds := gen.HeldOutSeeds(n)
 	set := "held-out"
 	if o.HeldOutTuning {
-		seeds, set = gen.TuningSeeds(n), "tuning"
+		seeds, set = gen.TuningSeedsAfter(o.HeldOutSkip, n), "tuning"
 	}
 	start := time.Now()
 	out := make([]clusterOutcome, len(seeds))
@@ -122,7 +131,7 @@ func runHeldOut(o Options) ([]Row, error) {
 	tasks = nil
 	var mu sync.Mutex
 	// runs are each cluster's judged runs, one per run seed.
-	type judgedRuns struct{ stock, static, safe, locality, side []experiment.Result }
+	type judgedRuns struct{ stock, static, safe, locality, luck, side []experiment.Result }
 	runs := make([]judgedRuns, len(seeds))
 	for k := range seeds {
 		best := 0
@@ -153,6 +162,11 @@ func runHeldOut(o Options) ([]Row, error) {
 				sm := families[k][safe].Mutation
 				add("harmless static", &runs[k].safe, func() (experiment.Result, error) { return experiment.RunStaticOn(sc, seed, sm) })
 			}
+			add("stock, other luck", &runs[k].luck, func() (experiment.Result, error) {
+				other := *sc
+				other.LuckSeed = heldoutLuckSeed + seed
+				return experiment.RunStaticOn(&other, seed, nil)
+			})
 			add("locality switch", &runs[k].locality, func() (experiment.Result, error) {
 				to := schedconf.Conf(sc.Conf).Clone()
 				to[schedconf.Prefix+"rack-locality-full-reset"] = "false"
@@ -227,6 +241,7 @@ func runHeldOut(o Options) ([]Row, error) {
 			out[k].safe = pooled(runs[k].safe)
 		}
 		out[k].locality, out[k].side = pooled(runs[k].locality), pooled(runs[k].side)
+		out[k].luck = pooled(runs[k].luck)
 	}
 	return append(heldoutRows(set, out, sweepWall, time.Since(start)), ablateRows(set, out, ablate)...), nil
 }
@@ -386,6 +401,11 @@ func heldoutRows(set string, out []clusterOutcome, sweep, wall time.Duration) []
 		loc = append(loc, judge(&out[k], out[k].locality))
 	}
 	ls := summarize(loc)
+	var luck []judged
+	for k := range out {
+		luck = append(luck, judge(&out[k], out[k].luck))
+	}
+	lk := summarize(luck)
 	var stat []judged
 	for k := range out {
 		stat = append(stat, judge(&out[k], out[k].static))
@@ -417,6 +437,11 @@ func heldoutRows(set string, out []clusterOutcome, sweep, wall time.Duration) []
 		}
 		return "unguarded " + f(*u)
 	}
+	// chance is what stock against stock with other luck gives for the
+	// same count: a sidecar's figure at or under it is not told from luck.
+	chance := func(k int) string {
+		return fmt.Sprintf("chance alone (stock vs stock, other luck) %d/%d", k, n)
+	}
 	list := func(xs []float64) string {
 		var ws []string
 		for _, w := range xs {
@@ -426,9 +451,9 @@ func heldoutRows(set string, out []clusterOutcome, sweep, wall time.Duration) []
 	}
 	rows = append(rows,
 		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): clusters with a class >5%% slower than stock (mean completion)", set, n),
-			Figure: fmt.Sprintf("%d/%d", s.over5, n), Baseline: b(func(x summary) string { return fmt.Sprintf("%d/%d", x.over5, n) }), Goal: "0"},
+			Figure: fmt.Sprintf("%d/%d", s.over5, n), Baseline: chance(lk.over5) + b(func(x summary) string { return fmt.Sprintf("; %d/%d", x.over5, n) }), Goal: "0"},
 		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): clusters with a class >2%% slower than stock", set, n),
-			Figure: fmt.Sprintf("%d/%d", s.over2, n), Baseline: b(func(x summary) string { return fmt.Sprintf("%d/%d", x.over2, n) }),
+			Figure: fmt.Sprintf("%d/%d", s.over2, n), Baseline: chance(lk.over2) + b(func(x summary) string { return fmt.Sprintf("; %d/%d", x.over2, n) }),
 			Ratio: fmt.Sprintf("%.0f%% none", 100*float64(n-s.over2)/float64(n)), Goal: "≥90% none"},
 		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): mean over clusters of mean completion, sidecar vs stock", set, n),
 			Figure: fmt.Sprintf("%.3f×", s.meanStock), Baseline: b(func(x summary) string { return fmt.Sprintf("%.3f×", x.meanStock) }), Goal: "≤0.85×"},
@@ -438,6 +463,8 @@ func heldoutRows(set string, out []clusterOutcome, sweep, wall time.Duration) []
 			Figure: list(s.worsts), Baseline: b(func(x summary) string { return list(x.worsts) }), Detail: true},
 		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): per cluster, worst class vs stock; mean completion, sidecar vs stock / vs best static (cluster seed: ratios; the per-cluster rows with -candidates)", set, n),
 			Figure: perCluster(out, on)},
+		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): chance alone, the harm figures' noise floor: stock against stock on the same jobs with other luck (task-time noise, replica placement; sim.Scenario.LuckSeed), judged as the sidecar is: clusters with a class >5%% / >2%% slower; worst class per cluster, sorted", set, n),
+			Figure: fmt.Sprintf("%d/%d; %d/%d; %s", lk.over5, n, lk.over2, n, list(lk.worsts)), Detail: true},
 		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): stock with only rack-locality-full-reset=false (which the sidecar writes at its start): clusters with a class >5%% / >2%% slower than stock; mean over clusters vs stock", set, n),
 			Figure: fmt.Sprintf("%d/%d; %d/%d; %.3f×", ls.over5, n, ls.over2, n, ls.meanStock)},
 		Row{Area: area, Name: fmt.Sprintf("%s set (%d clusters): the best static configuration judged as the sidecar is: clusters with a class >5%% / >2%% slower than stock; mean over clusters vs stock; worst class per cluster, sorted", set, n),

@@ -60,6 +60,8 @@ type Options struct {
 	// (pooled: a class's mean is over every run's jobs).
 	HeldOutRuns   int
 	HeldOutTuning bool
+	// HeldOutSkip skips the first tuning clusters (with HeldOutTuning).
+	HeldOutSkip int
 	// HeldOutUnguarded also runs the sidecar without issue 32's guards
 	// (no do-no-harm check, no calibration bound, no flap guard) on the
 	// same clusters: the before of the guards, measured in the same run.
@@ -113,6 +115,7 @@ func main() {
 	heldoutRuns := flag.Int("heldout-runs", 1, "run seeds per generated cluster for the heldout rows' judged runs (heldout-run-seed on), pooled per class")
 	flag.Int64Var(&heldoutRunSeed, "heldout-run-seed", 1, "run seed of the heldout rows' judged runs (stock, best static, sidecar; the sweep keeps its own)")
 	heldoutTuning := flag.Bool("heldout-tuning", false, "run the heldout rows on the tuning clusters (gen.TuningSeeds) instead of the held-out ones")
+	heldoutSkip := flag.Int("heldout-skip", 0, "with -heldout-tuning: skip the first k tuning clusters (run seeds k+1..k+n)")
 	heldoutUnguarded := flag.Bool("heldout-unguarded", false, "the heldout rows also run the sidecar without the do-no-harm, calibration-bound and flap guards")
 	heldoutReplay := flag.Bool("heldout-replay", false, "the heldout rows also run the static configuration a replay of the stock warm-up day chooses from the sweep's family (a candidate; with -candidates to print it)")
 	heldoutLabels := flag.Bool("heldout-labels", false, "heldout rows' sidecar with safety.allow_node_label_changes (with -heldout-strategy replay: the calibration lend)")
@@ -123,7 +126,7 @@ func main() {
 	flag.Parse()
 	sort.SliceStable(benches, func(i, j int) bool { return benches[i].Order < benches[j].Order })
 	opts := Options{Seeds: *seeds, FirstSeed: *firstSeed, Quick: *quick, Rows: *rowsOnly, NodeListingMaxAge: *nodeAge, DeadlineDays: *deadlineDays, TightCycle: *tightCycle,
-		HeldOutN: *heldoutN, HeldOutRuns: *heldoutRuns, HeldOutTuning: *heldoutTuning, HeldOutUnguarded: *heldoutUnguarded, HeldOutAblate: *heldoutAblate, HeldOutReplay: *heldoutReplay, HeldOutStrategy: *heldoutStrategy, HeldOutLabels: *heldoutLabels, Candidates: *candidates}
+		HeldOutN: *heldoutN, HeldOutRuns: *heldoutRuns, HeldOutTuning: *heldoutTuning, HeldOutSkip: *heldoutSkip, HeldOutUnguarded: *heldoutUnguarded, HeldOutAblate: *heldoutAblate, HeldOutReplay: *heldoutReplay, HeldOutStrategy: *heldoutStrategy, HeldOutLabels: *heldoutLabels, Candidates: *candidates}
 	if *list {
 		listRows(os.Stdout, *only)
 		return

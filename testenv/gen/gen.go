@@ -33,6 +33,16 @@ import (
 // TuningSeeds are the clusters a change may be tuned on.
 func TuningSeeds(n int) []int64 { return seedRange(1, n) }
 
+// TuningSeedsAfter are n tuning clusters after the first skip: fresh
+// tuning clusters to look for a failure on without touching the held-out
+// set. It stops short of the held-out seeds.
+func TuningSeedsAfter(skip, n int) []int64 {
+	if skip+n > 1000 {
+		n = max(0, 1000-skip)
+	}
+	return seedRange(1+int64(skip), n)
+}
+
 // HeldOutSeeds are the clusters a change is judged on (never tuned on).
 func HeldOutSeeds(n int) []int64 { return seedRange(1001, n) }
 

@@ -150,6 +150,9 @@ func NewCluster(sc *Scenario, seed int64) (*Cluster, error) {
 		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
 	c.specs = c.expandJobs()
+	if sc.LuckSeed != 0 {
+		c.rng = rand.New(rand.NewPCG(uint64(sc.LuckSeed), uint64(sc.LuckSeed)*0x9e3779b97f4a7c15+7))
+	}
 	for i := range c.specs {
 		c.schedule(c.start.Add(c.specs[i].At), evArrival, i, nil)
 	}

@@ -29,9 +29,14 @@ type Scenario struct {
 	MaxAppPriority int       `yaml:"max_app_priority"`
 	BlockSizeMB    int64     `yaml:"block_size_mb"`
 	NoiseSigma     float64   `yaml:"noise_sigma"`
-	Bandwidth      Bandwidth `yaml:"bandwidth_mb_per_s"`
-	Racks          int       `yaml:"racks"`
-	FileStore      bool      `yaml:"file_store"` // true: scheduler-conf not mutable
+	// LuckSeed, when non-zero, draws everything after the arrivals (task
+	// times' noise, replica placement) from its own seed: the same jobs
+	// with other luck. Two runs that differ only in it measure how far
+	// one configuration's class means move by chance alone.
+	LuckSeed  int64     `yaml:"luck_seed"`
+	Bandwidth Bandwidth `yaml:"bandwidth_mb_per_s"`
+	Racks     int       `yaml:"racks"`
+	FileStore bool      `yaml:"file_store"` // true: scheduler-conf not mutable
 	// HadoopVersion is the release whose wire details the RM serves where
 	// releases differ: "3.3.6" or "3.4.1" (the default; rmweb.ParseHadoopVersion).
 	HadoopVersion string `yaml:"hadoop_version"`
