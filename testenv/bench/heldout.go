@@ -58,7 +58,7 @@ type clusterOutcome struct {
 	// far a class mean moves by chance alone, the noise floor of the
 	// harm figures.
 	luck experiment.Result
-	off      *experiment.Result // the unguarded sidecar (-heldout-unguarded)
+	off  *experiment.Result // the unguarded sidecar (-heldout-unguarded)
 	// ablated are the sidecar runs without one decide step each, by the
 	// step's name (-heldout-ablate, heldout_ablate.go).
 	ablated map[string]experiment.Result
