@@ -1,10 +1,10 @@
 package sidecar
 
 import (
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 )
-
-import "github.com/yarn-sidecar/yarn-sidecar/calibrate"
 
 // DeciderParts are what the decider reads besides the config: the learner's
 // rates, models and residuals, the node classifier, the planning slot, the
@@ -46,11 +46,34 @@ func NewDecider(cfg *Config, p DeciderParts) *PSDecider {
 		samples = p.Samples
 	}
 	guard := &PreemptionGuard{Config: cfg.Preemption, YarnSite: p.YarnSite, ClassKey: key, Models: p.Learner.Models, Sizer: p.Sizer}
-	return &PSDecider{Table: p.Learner.Table, Classifier: p.Classifier, ClassKey: key, Queues: cfg.Queues, Sizer: p.Sizer,
+	d := &PSDecider{Table: p.Learner.Table, Classifier: p.Classifier, ClassKey: key, Queues: queueWeights(cfg.Queues), Sizer: p.Sizer,
 		Models: p.Learner.Models, Residuals: p.Learner.Residuals, SLOs: cfg.Deadlines.SLO, Confidence: cfg.Deadlines.Confidence, Samples: samples,
 		Priorities: cfg.Safety.AllowPriorityChanges, KeepRackLocalityReset: cfg.Safety.KeepRackLocalityReset, RaiseMaxCapacity: cfg.Safety.RaiseMaximumCapacity,
 		HarmMarginPercent: cfg.Safety.HarmMarginPercent, CalibrationMaxContainers: cfg.Safety.CalibrationMaxContainers, IdleWindow: cfg.Safety.IdleWindow,
 		ReversalHold: cfg.Rate.ReversalHold, MinMovePoints: cfg.Rate.MinMovePoints,
-		Guarantees: cfg.Bands(), RMVersion: p.RMVersion, FirstSeen: p.FirstSeen, Preemption: guard, SkipSteps: p.SkipSteps,
-		Strategy: cfg.Plan.Strategy, LendIdleNodes: cfg.Plan.Strategy == StrategyReplay && cfg.Safety.AllowNodeLabelChanges, Lends: p.Lends, Jobs: p.Learner.Jobs, ReplayWindow: cfg.Plan.Window, ReplayEvery: cfg.Plan.Every}
+		Guarantees: cfg.Bands(), RMVersion: p.RMVersion, Preemption: guard, SkipSteps: p.SkipSteps,
+		Strategy: cfg.Plan.Strategy, LendIdleNodes: cfg.Plan.Strategy == StrategyReplay && cfg.Safety.AllowNodeLabelChanges, Jobs: p.Learner.Jobs, ReplayWindow: cfg.Plan.Window, ReplayEvery: cfg.Plan.Every}
+	// Only non-nil stores go into the interfaces: a nil *FirstSeen in
+	// decide.SeenStore would not read as nil (the decider keeps its first
+	// values in memory when FirstSeen is nil).
+	if p.FirstSeen != nil {
+		d.FirstSeen = p.FirstSeen
+	}
+	if p.Lends != nil {
+		d.Lends = p.Lends
+	}
+	return d
+}
+
+// queueWeights is what the decision reads of the steered queues: their
+// weights and pins (their guarantees reach it as cfg.Bands()).
+func queueWeights(qs map[string]QueueConfig) map[string]decide.QueueWeight {
+	if qs == nil {
+		return nil
+	}
+	out := make(map[string]decide.QueueWeight, len(qs))
+	for q, qc := range qs {
+		out[q] = decide.QueueWeight{Weight: qc.Weight, Pinned: qc.Pinned}
+	}
+	return out
 }

@@ -1,6 +1,8 @@
 package sidecar
 
 import (
+	"math"
+	"strings"
 	"sync"
 
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
@@ -66,5 +68,28 @@ func MaxFloor(rules ...func(queue, partition string) float64) func(queue, partit
 			}
 		}
 		return f
+	}
+}
+
+// FloorRule returns the safety floor: one slot's worth of each partition,
+// as a percentage (USER-ASKS #8), for queues homed or holding capacity there.
+func FloorRule(snap cluster.Snapshot, slot cluster.Resource, containers int) func(queue, partition string) float64 {
+	totals := map[string]int64{}
+	for _, p := range snap.Partitions {
+		totals[p.Name] = p.Total.Fits(slot)
+	}
+	queueOf := snap.QueueIndex() // asked per queue and partition
+	return func(queue, partition string) float64 {
+		if totals[partition] == 0 || containers == 0 {
+			return 0
+		}
+		q, ok := queueOf(queue)
+		if !ok {
+			return 0
+		}
+		if c := q.ByPartition[partition]; c.Capacity <= 0 && !strings.EqualFold(q.DefaultLabelExpression, partition) {
+			return 0 // the queue does not use this partition
+		}
+		return math.Min(100, 100*float64(containers)/float64(totals[partition]))
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
@@ -160,8 +161,8 @@ type PlanConfig struct {
 
 // Plan strategies.
 const (
-	StrategyPS     = "ps"
-	StrategyReplay = "replay"
+	StrategyPS     = decide.StrategyPS
+	StrategyReplay = decide.StrategyReplay
 )
 
 // KnownStrategy: s is a plan strategy ("" is the default, ps).
@@ -184,40 +185,12 @@ func (s SlotConfig) Resource() cluster.Resource {
 	return cluster.Resource{MemoryMB: s.MemoryMB, VCores: max(s.VCores, 1)}
 }
 
-// PreemptionConfig says how the sidecar treats the RM's preemption
-// (step_preemption.go). Whether preemption is on is learnt, in this order:
-// the RM's own answer (leaf queues' preemptionDisabled in
-// /ws/v1/cluster/scheduler: it is what will kill containers), else this
-// file's enabled, else HADOOP_CONF_DIR's yarn-site.xml
-// (yarn.resourcemanager.scheduler.monitor.enable), else assumed on (the
-// safe side).
-type PreemptionConfig struct {
-	// Enabled is "on" or "off" for RMs that do not report
-	// preemptionDisabled; empty = not said.
-	Enabled string `yaml:"enabled"`
-	// MaxLostWorkPerCycle bounds the container-time of running work the RM
-	// is predicted to kill because of one cycle's change; a bigger cut is
-	// taken in smaller steps over cycles.
-	MaxLostWorkPerCycle time.Duration `yaml:"max_lost_work_per_cycle"`
-	// OnPurpose lets the planner cut a busy queue past the bound when the
-	// predicted progress-share gain over the remaining run outweighs the
-	// work thrown away by GainMargin times (Lee's Algorithm 2 reassigns
-	// slots; preemption is the RM's way to do it).
-	OnPurpose  bool    `yaml:"on_purpose"`
-	GainMargin float64 `yaml:"gain_margin"`
-	// ShieldSteeredQueues lets the sidecar set disable_preemption=true on
-	// a queue it steers into a label partition while its tasks are short
-	// (step_shield.go); nil = true. Off: no shield is set and those it set
-	// earlier are lifted once lifting kills nothing.
-	ShieldSteeredQueues *bool `yaml:"shield_steered_queues"`
-}
+// PreemptionConfig is the preemption block (preemption.*); the
+// preemption guard reads it, so it lives with the decision (sidecar/decide).
+type PreemptionConfig = decide.PreemptionConfig
 
-// Shield says whether preemption shields may be set (default true).
-func (p PreemptionConfig) Shield() bool {
-	return p.ShieldSteeredQueues == nil || *p.ShieldSteeredQueues
-}
-
-func (p *PreemptionConfig) defaults() {
+// preemptionDefaults fills what the preemption block leaves unset.
+func preemptionDefaults(p *PreemptionConfig) {
 	if p.MaxLostWorkPerCycle == 0 {
 		// A quarter of a one-minute map: cuts go through when what the RM
 		// kills has barely started (a newest container), not otherwise.
@@ -228,7 +201,8 @@ func (p *PreemptionConfig) defaults() {
 	}
 }
 
-func (p PreemptionConfig) validate(add func(path, format string, a ...any)) {
+// validatePreemption adds an error per bad preemption.* field.
+func validatePreemption(p PreemptionConfig, add func(path, format string, a ...any)) {
 	switch p.Enabled {
 	case "", "on", "off":
 	default:
@@ -422,7 +396,7 @@ func (c *Config) Default() {
 		// status say the value in force.
 		c.HDFS.MaxCallsPerCycle = DefaultMaxNameNodeCalls
 	}
-	c.Preemption.defaults()
+	preemptionDefaults(&c.Preemption)
 	c.defaultGuarantees()
 }
 
@@ -550,7 +524,7 @@ func (c *Config) Validate() error {
 			add("deadlines.slo."+cls, "must be positive, got %s", d)
 		}
 	}
-	c.Preemption.validate(add)
+	validatePreemption(c.Preemption, add)
 	c.validateGuarantees(add)
 	bad = append(bad, c.Spark.validate()...)
 	if len(bad) > 0 {

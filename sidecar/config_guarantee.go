@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"gopkg.in/yaml.v3"
 )
 
@@ -116,7 +117,7 @@ func (c *Config) validateGuarantees(add func(path, format string, a ...any)) {
 // Bands returns each queue's guarantee band (per-queue settings over the
 // default) as the decision's guarantee step takes them.
 func (c *Config) Bands() GuaranteeBands {
-	b := GuaranteeBands{Default: c.Guarantee, Queues: map[string]GuaranteeConfig{}}
+	b := GuaranteeBands{Default: c.Guarantee.band(), Queues: map[string]decide.Guarantee{}}
 	for q, qc := range c.Queues {
 		g := c.Guarantee
 		if qc.Guarantee != nil {
@@ -125,7 +126,16 @@ func (c *Config) Bands() GuaranteeBands {
 		if qc.Pinned {
 			g.Pinned = true
 		}
-		b.Queues[q] = g
+		b.Queues[q] = g.band()
 	}
 	return b
+}
+
+// GuaranteeBands are the bands the decision keeps (sidecar/decide).
+type GuaranteeBands = decide.GuaranteeBands
+
+// band is the guarantee as the decision takes it: the same figures, free
+// of the YAML factor syntax.
+func (g GuaranteeConfig) band() decide.Guarantee {
+	return decide.Guarantee{Min: float64(g.Min), Max: float64(g.Max), Floor: g.Floor, Pinned: g.Pinned}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 )
 
 func TestGuaranteeAndRateConfig(t *testing.T) {
@@ -22,11 +23,11 @@ rate: {min_apply_interval: 5m, max_mutations_per_hour: 6}
 	b := cfg.Bands()
 	for _, tc := range []struct {
 		queue string
-		want  GuaranteeConfig
+		want  decide.Guarantee
 	}{
-		{"root.other", GuaranteeConfig{Min: 0.5, Max: 2}},
-		{"root.prod.etl", GuaranteeConfig{Min: 0.8, Max: 2, Floor: 10}}, // unset fields from the default
-		{"root.dev", GuaranteeConfig{Min: 0.5, Max: 2, Pinned: true}},
+		{"root.other", decide.Guarantee{Min: 0.5, Max: 2}},
+		{"root.prod.etl", decide.Guarantee{Min: 0.8, Max: 2, Floor: 10}}, // unset fields from the default
+		{"root.dev", decide.Guarantee{Min: 0.5, Max: 2, Pinned: true}},
 	} {
 		if got := b.For(tc.queue); got != tc.want {
 			t.Errorf("%s: band %+v, want %+v", tc.queue, got, tc.want)

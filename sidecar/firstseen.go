@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -35,33 +35,11 @@ type FirstSeen struct {
 	seen   map[string]SeenValue // queue + "\x00" + partition
 }
 
-// SeenValue is one queue's configured capacity in one partition when first
-// seen: the raw value, its share of the parent (percent), and the share of
-// the whole partition (0..1).
-type SeenValue struct {
-	Raw      string  `json:"raw"`
-	Mode     string  `json:"mode"`
-	Share    float64 `json:"shareOfParentPct"`
-	AbsShare float64 `json:"absShare"`
-	// Unset: the admin configured no capacity for the queue in this
-	// partition (it existed without one, or the sidecar created it). There
-	// is no promise to keep there: the band is open, bounded by the
-	// siblings' bands only — and a value the sidecar writes later is never
-	// taken for the admin's.
-	Unset bool `json:"unset,omitempty"`
-	// Home is the queue's default-node-label-expression when first seen,
-	// kept on its default-partition entry (nil: recorded before homes
-	// were, or another partition's entry).
-	Home *string `json:"home,omitempty"`
-	// MaxShare is the queue's maximum-capacity in the partition when first
-	// seen (percent of the parent; 100 when the admin set none), the
-	// ceiling the sidecar keeps unless safety.raise_maximum_capacity
-	// (step_ceilings.go). Nil: recorded before ceilings were, or not in
-	// percentage mode.
-	MaxShare *float64 `json:"maxCapacityPct,omitempty"`
-}
+// SeenValue is one queue's first-seen capacity in one partition; it lives
+// with the decision that reads it (sidecar/decide).
+type SeenValue = decide.SeenValue
 
-func seenKey(queue, partition string) string { return queue + "\x00" + partition }
+func seenKey(queue, partition string) string { return decide.SeenKey(queue, partition) }
 
 // load reads the file once; a missing file is an empty history.
 func (f *FirstSeen) load() error {
@@ -99,35 +77,8 @@ func (f *FirstSeen) Observe(tree *schedconf.Tree) (map[string]SeenValue, error) 
 	if err := f.load(); err != nil {
 		return nil, err
 	}
-	for _, q := range tree.ByPath {
-		if q.Parent == nil {
-			continue
-		}
-		for _, p := range tree.Labels {
-			k := seenKey(q.Path, p)
-			if _, ok := f.seen[k]; ok {
-				continue
-			}
-			v, ok := q.Capacity[p]
-			if !ok {
-				if p != "" {
-					f.seen[k] = SeenValue{Unset: true}
-					f.dirty = true
-				}
-				continue
-			}
-			sv := SeenValue{Raw: v.Raw, Mode: string(v.Mode), Share: q.ShareOfParent(p), AbsShare: q.AbsCapacity[p]}
-			if m, ok := q.MaxCapacity[p]; !ok || m.Mode == schedconf.ModePercentage {
-				ceiling := plan.MaxPercentOf(q, p)
-				sv.MaxShare = &ceiling
-			}
-			if p == "" {
-				home := q.DefaultLabelExpression
-				sv.Home = &home
-			}
-			f.seen[k] = sv
-			f.dirty = true
-		}
+	if decide.RecordSeen(f.seen, tree) {
+		f.dirty = true
 	}
 	out := make(map[string]SeenValue, len(f.seen))
 	for k, v := range f.seen {

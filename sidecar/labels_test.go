@@ -15,6 +15,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/affinity"
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
@@ -409,7 +410,7 @@ func TestBandsWhereTheAdminPromisedNothing(t *testing.T) {
 	if seen, err = fs.Observe(mustTree(t, granted)); err != nil {
 		t.Fatal(err)
 	}
-	g := GuaranteeConfig{Min: 0.25, Max: 4}
+	g := decide.Guarantee{Min: 0.25, Max: 4}
 	cases := []struct {
 		queue, part string
 		want        plan.Band
@@ -421,11 +422,11 @@ func TestBandsWhereTheAdminPromisedNothing(t *testing.T) {
 		{"root.b", "gpu", plan.Band{Lo: 0, Hi: 100}},
 	}
 	for _, c := range cases {
-		if got := BandOfSeen(g, seen[seenKey(c.queue, c.part)]); got != c.want {
+		if got := decide.BandOfSeen(g, seen[seenKey(c.queue, c.part)]); got != c.want {
 			t.Errorf("%s in %q: band %v, want %v (seen %+v)", c.queue, c.part, got, c.want, seen[seenKey(c.queue, c.part)])
 		}
 	}
-	if got := BandOfSeen(GuaranteeConfig{Min: 0.25, Max: 4, Pinned: true}, seen[seenKey("root.b", "gpu")]); got != (plan.Band{Lo: 0, Hi: 0}) {
+	if got := decide.BandOfSeen(decide.Guarantee{Min: 0.25, Max: 4, Pinned: true}, seen[seenKey("root.b", "gpu")]); got != (plan.Band{Lo: 0, Hi: 0}) {
 		t.Errorf("pinned queue without an admin value: band %v, want [0, 0]", got)
 	}
 }

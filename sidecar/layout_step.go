@@ -12,6 +12,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/affinity"
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
@@ -94,7 +95,7 @@ type LayoutReport struct {
 // type and slots, each class's demand (running and pending containers of
 // its running apps, in slots), queue and rates.
 func (l *LabelLayouter) LayoutInput(snap cluster.Snapshot) ([]affinity.LayoutNode, []affinity.LayoutClass) {
-	slot := slotFor(l.Sizer, l.Slot, snap)
+	slot := decide.SlotFor(l.Sizer, l.Slot, snap)
 	var nodes []affinity.LayoutNode
 	types := map[string]bool{}
 	for _, n := range snap.Nodes {
@@ -161,7 +162,7 @@ func (l *LabelLayouter) Propose(snap cluster.Snapshot, existing []yarn.Label) (L
 	}
 	ch := act.LabelChangeFrom(layout, existing)
 	ch.Time = snap.Time
-	rep := LayoutReport{Layout: layout, Change: ch, Slot: slotFor(l.Sizer, l.Slot, snap), TypeSlots: map[string]int64{}}
+	rep := LayoutReport{Layout: layout, Change: ch, Slot: decide.SlotFor(l.Sizer, l.Slot, snap), TypeSlots: map[string]int64{}}
 	for _, n := range nodes {
 		rep.TypeSlots[n.Type] += n.Slots
 	}

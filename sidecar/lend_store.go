@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 )
 
 // LendStore keeps the calibration lend under way (step_replay_lend.go)
@@ -21,8 +22,8 @@ type LendStore struct {
 }
 
 // Load reads the lend; none when the file does not exist.
-func (s *LendStore) Load() (replayLend, error) {
-	var l replayLend
+func (s *LendStore) Load() (decide.ReplayLend, error) {
+	var l decide.ReplayLend
 	if s == nil || s.Path == "" {
 		return l, nil
 	}
@@ -40,7 +41,7 @@ func (s *LendStore) Load() (replayLend, error) {
 }
 
 // Save writes the lend atomically.
-func (s *LendStore) Save(l replayLend) error {
+func (s *LendStore) Save(l decide.ReplayLend) error {
 	if s == nil || s.Path == "" || s.ReadOnly {
 		return nil
 	}

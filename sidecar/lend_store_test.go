@@ -1,6 +1,7 @@
 package sidecar
 
 import (
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,7 @@ import (
 func TestLendStore(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "history.lend.json")
-	lend := replayLend{Node: "gpu-1:8041", Partition: "gpu", Type: "gpu", Since: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Out: true,
+	lend := decide.ReplayLend{Node: "gpu-1:8041", Partition: "gpu", Type: "gpu", Since: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Out: true,
 		Done: map[string]time.Time{"gpu-b": time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)}}
 
 	if err := (&LendStore{Path: path, ReadOnly: true}).Save(lend); err != nil {

@@ -11,8 +11,8 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
-	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/learn"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
@@ -20,46 +20,9 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
-// Decision is what the decide step returns for one snapshot: queue targets
-// for BuildPlan, app priorities, and what it predicted (for reports).
-type Decision struct {
-	// Lend is a node-label change the decision asks for (the replay
-	// strategy's calibration lend); written only where LabelAPI is set.
-	Lend       act.LabelChange
-	Targets    map[string]plan.QueueTarget
-	Priorities []plan.PriorityChange
-	Predicted  map[string]float64
-	Notes      []string
-	// What the decision saw, for metrics and reports.
-	// Slot is the planning slot the decision counted containers in.
-	Slot    SlotChoice
-	Jobs    []JobStatus
-	Rates   []RateStatus
-	Queues  []QueueStatus
-	SumPS   float64
-	MinPS   float64
-	BoundPS float64
-	// UsableBoundPS is the ΣPS bound over slots a task can take (each
-	// job's task size, AM containers' resources taken off).
-	UsableBoundPS float64
-	// Deadlines is the per-queue deadline report the decision used.
-	Deadlines []deadline.QueueReport
-	// Globals are scheduler-wide properties the plan needs.
-	Globals []plan.GlobalChange
-	// Urgent are queues raised for a deadline at risk (queue → reason).
-	Urgent map[string]string
-	// SetBy names, per written value (provenanceKey: queue and property),
-	// the decision step that last set it (provenance.go).
-	SetBy map[string]string
-	// Calibrations are the queues sent to an unmeasured partition and the
-	// containers each exposes there (psPlanStep).
-	Calibrations []plan.CalibrationExposure
-	// Restores are queues raised back toward their guarantee or for their
-	// goal jobs (queue → reason; restoresStep).
-	Restores map[string]string
-	// Preemption is what the preemption step saw and did (nil: no guard).
-	Preemption *PreemptionStatus
-}
+// Decision is what the decide step returns for one snapshot
+// (sidecar/decide builds it).
+type Decision = decide.Decision
 
 // Decider is the pure decision step: a snapshot and the live conf in, a
 // Decision out. Wire.go builds one from progress, affinity, deadline and the
@@ -230,7 +193,7 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	if l.Rules != nil {
 		rules = l.Rules(snap)
 	}
-	rules = PreemptionRules(rules, snap, dec.Preemption)
+	rules = decide.PreemptionRules(rules, snap, dec.Preemption)
 	rules = act.UrgentRules(rules, dec.Urgent)
 	plan, err := plan.BuildPlan(snap.Time, live, snap.ConfVersion, dec.Targets, rules)
 	if err != nil {
@@ -245,7 +208,7 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	plan.Urgent = dec.Urgent
 	plan.Calibrations = dec.Calibrations
 	for i, c := range plan.Changes {
-		plan.Changes[i].SetBy = dec.SetBy[provenanceKey(c.Queue, c.Property)]
+		plan.Changes[i].SetBy = dec.SetBy[decide.ProvenanceKey(c.Queue, c.Property)]
 	}
 	plan.Restores = dec.Restores
 	rep.Plan = plan

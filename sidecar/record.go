@@ -382,9 +382,9 @@ func cycleWarnings(rep CycleReport, queues []QueueStatus) []string {
 		}
 		switch {
 		case q.BandLow != nil && q.Capacity <= *q.BandLow+0.05:
-			out = append(out, fmt.Sprintf("queue %s is at the low edge of its band (%.1f%% of parent, band %.1f–%.1f%%)", name, q.Capacity, *q.BandLow, ptr(q.BandHigh)))
+			out = append(out, fmt.Sprintf("queue %s is at the low edge of its band (%.1f%% of parent, band %.1f–%.1f%%)", name, q.Capacity, *q.BandLow, orZero(q.BandHigh)))
 		case q.BandHigh != nil && q.Capacity >= *q.BandHigh-0.05:
-			out = append(out, fmt.Sprintf("queue %s is at the high edge of its band (%.1f%% of parent, band %.1f–%.1f%%)", name, q.Capacity, ptr(q.BandLow), *q.BandHigh))
+			out = append(out, fmt.Sprintf("queue %s is at the high edge of its band (%.1f%% of parent, band %.1f–%.1f%%)", name, q.Capacity, orZero(q.BandLow), *q.BandHigh))
 		}
 	}
 	out = append(out, learn.NodeTypeHints(rep.TypeSplits)...)
@@ -408,4 +408,12 @@ func jobViews(snap cluster.Snapshot) map[cluster.JobView]int {
 		out[a.JobView]++
 	}
 	return out
+}
+
+// orZero is *p, 0 when p is nil.
+func orZero(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
 }

@@ -34,7 +34,7 @@ type roomRule struct {
 var (
 	otherRooms = func(except ...string) []string {
 		var out []string
-		for _, r := range []string{"sidecar", "sidecar/act", "sidecar/plan", "sidecar/learn", "sidecar/report", "sidecar/leader"} {
+		for _, r := range []string{"sidecar", "sidecar/act", "sidecar/plan", "sidecar/decide", "sidecar/learn", "sidecar/report", "sidecar/leader"} {
 			if !slices.Contains(except, r) {
 				out = append(out, mod+r)
 			}
@@ -55,6 +55,15 @@ var roomRules = []roomRule{
 	// option defaults and label types, but writes nothing itself.
 	{dir: ".", forbidden: yarnWritePaths},
 	{dir: "act", forbidden: otherRooms("sidecar/act", "sidecar/plan"), mayWrite: true},
+	// The decision is pure: no YARN or HDFS client, no files, no network,
+	// no clock (the snapshot's time is the decision's now). It imports
+	// sidecar/act for value types and checks only, never a write (mayWrite
+	// is false): act.LabelChange (the lend it asks for) carries
+	// yarn.Label, so it cannot move to sidecar/plan, which may not import
+	// yarn; and the steps reuse act's rate-limit and lend rules
+	// (RateLimit, UrgentRules, RaisesUrgent, LendCheck) so the decision
+	// plans what act will let through.
+	{dir: "decide", forbidden: append(append(otherRooms("sidecar/decide", "sidecar/act", "sidecar/plan"), yarnClients...), "os", "net", "github.com/hashicorp/go-hclog"), noClock: true},
 	{dir: "plan", forbidden: append(append(otherRooms("sidecar/plan"), yarnClients...), "os", "net", "github.com/hashicorp/go-hclog"), noClock: true},
 	{dir: "learn", forbidden: append(otherRooms("sidecar/learn"), yarnClients...)},
 	{dir: "report", forbidden: append(otherRooms("sidecar", "sidecar/act", "sidecar/plan", "sidecar/report"), yarnClients...)},
@@ -110,9 +119,9 @@ func roomViolations(t *testing.T, dir string, r roomRule) []string {
 
 // TestRoomImports: each room under sidecar/ keeps to what its package
 // comment (doc.go) allows — act is the only package that writes to YARN,
-// plan is pure, learn and report never reach the YARN client, and the
-// rooms import each other in one direction (plumbing → act, learn, report
-// → plan).
+// plan and decide are pure, learn and report never reach the YARN client,
+// and the rooms import each other in one direction (plumbing → decide →
+// act → plan; learn, report → plan).
 func TestRoomImports(t *testing.T) {
 	for _, r := range roomRules {
 		t.Run(r.dir, func(t *testing.T) {

@@ -3,11 +3,11 @@ package sidecar
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -64,11 +64,11 @@ func PlanShieldLift(snap cluster.Snapshot, live schedconf.Conf, version int64, s
 			out.Left[sh.Queue] = "the queue is no longer in the live configuration"
 			continue
 		}
-		if !liveShielded(live, sh.Queue) {
+		if !decide.LiveShielded(live, sh.Queue) {
 			out.Left[sh.Queue] = "YARN no longer holds disable_preemption=true there (someone changed it)"
 			continue
 		}
-		if exposedAfterLift(snap, queueOf, tree, leaves, sh.Queue, o.MaxIgnoredOverCapacity) && !o.Force {
+		if decide.ExposedAfterLift(snap, queueOf, tree, leaves, sh.Queue, o.MaxIgnoredOverCapacity) && !o.Force {
 			out.Left[sh.Queue] = "it holds more than the RM would leave it (guarantee × (1 + max_ignored_over_capacity) in a label partition, or over its guarantee where another queue waits): lifting now would let the RM kill its containers; lift it once they end, or with --force"
 			continue
 		}
@@ -131,23 +131,4 @@ func LiftShields(ctx context.Context, obs act.Observer, app *act.Applier, shield
 		return lift, fmt.Errorf("lift preemption shields: %w", err)
 	}
 	return lift, nil
-}
-
-// HeldShields is the guard's shields with the admin values the audit log
-// records for them (a shield the log does not know restores "", unset).
-func (g *PreemptionGuard) HeldShields(fromAudit []Shield) []Shield {
-	known := map[string]Shield{}
-	for _, s := range fromAudit {
-		known[s.Queue] = s
-	}
-	var out []Shield
-	for q, since := range g.Shields() {
-		s, ok := known[q]
-		if !ok {
-			s = Shield{Queue: q, Since: since}
-		}
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Queue < out[j].Queue })
-	return out
 }

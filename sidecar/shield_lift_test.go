@@ -8,6 +8,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -41,13 +42,13 @@ func shieldThroughApplier(t *testing.T, admin string) (*fakeRM, *act.Applier, st
 	g := &PreemptionGuard{Models: mapModel(30), ClassKey: "tag"}
 	gpu := "gpu"
 	cur := rm.conf.Clone()
-	s := &decideState{Snap: snap(80_000), Live: cur, Tree: mustTree(t, cur), ClassOf: calibrate.ClassKey("tag").ClassOf,
-		Preemption: &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second, MaxIgnoredOverCapacity: 0.1}},
-		Targets:    map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: &gpu}}}
-	if err := (preemptionShieldStep{Guard: g}).Run(s); err != nil {
+	targets, err := decide.RunShieldStep(g, snap(80_000), cur, calibrate.ClassKey("tag").ClassOf,
+		&PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second, MaxIgnoredOverCapacity: 0.1}},
+		map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: &gpu}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := a.Apply(context.Background(), planFor(t, rm, s.Targets)); err != nil || out.Result != act.ResultApplied {
+	if out, err := a.Apply(context.Background(), planFor(t, rm, targets)); err != nil || out.Result != act.ResultApplied {
 		t.Fatalf("apply: %s %v", out.Result, err)
 	}
 	if rm.conf[key] != "true" {
@@ -132,11 +133,12 @@ func TestShieldsLiftAfterCrash(t *testing.T) {
 // root.a holding 70 GB of gpu against 50 GB is exposed at 0.1 (55 GB) and
 // lifted at 0.5 (75 GB).
 func TestLiftUsesMaxIgnoredOverCapacity(t *testing.T) {
+	const maxIgnored = "yarn.resourcemanager.monitor.capacity.preemption.max_ignored_over_capacity"
 	for _, tc := range []struct {
 		site map[string]string
 		want float64
-	}{{nil, 0.1}, {map[string]string{maxIgnoredKey: " 0.5 "}, 0.5}, {map[string]string{maxIgnoredKey: "x"}, 0.1}, {map[string]string{maxIgnoredKey: "-1"}, 0.1}} {
-		if got := MaxIgnoredOverCapacity(tc.site); got != tc.want {
+	}{{nil, 0.1}, {map[string]string{maxIgnored: " 0.5 "}, 0.5}, {map[string]string{maxIgnored: "x"}, 0.1}, {map[string]string{maxIgnored: "-1"}, 0.1}} {
+		if got := decide.MaxIgnoredOverCapacity(tc.site); got != tc.want {
 			t.Errorf("yarn-site %v: got %g, want %g", tc.site, got, tc.want)
 		}
 	}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -27,15 +27,9 @@ func shieldPath(key string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(key, schedconf.Prefix), "."+plan.DisablePreemptionProp)
 }
 
-// Shield is one disable_preemption=true this sidecar set and YARN still
-// holds: the queue, when the record that set it was written, and the
-// value it replaced (the admin's: "" = unset, the queue inherits), which
-// `yarn-sidecar shields lift` restores.
-type Shield struct {
-	Queue      string    `json:"queue"`
-	Since      time.Time `json:"since"`
-	AdminValue string    `json:"adminValue"`
-}
+// Shield is one shield this sidecar set (sidecar/decide: the guard keeps
+// them).
+type Shield = decide.Shield
 
 // ShieldsFromAudit says which queues' disable_preemption=true this sidecar
 // set and YARN still holds (the queue paths of ShieldRecords).
@@ -68,7 +62,7 @@ func ShieldRecords(entries []act.AuditEntry, live schedconf.Conf) []Shield {
 		case act.ResultApplied, act.ResultRecovered:
 			for k, after := range e.After {
 				if p := shieldPath(k); p != "" {
-					if confTrue(after) && !confTrue(e.Before[k]) {
+					if decide.ConfTrue(after) && !decide.ConfTrue(e.Before[k]) {
 						ours[p] = &Shield{Queue: p, Since: e.Time, AdminValue: e.Before[k]}
 					} else {
 						delete(ours, p)
@@ -77,7 +71,7 @@ func ShieldRecords(entries []act.AuditEntry, live schedconf.Conf) []Shield {
 			}
 		case act.ResultChangedOutside:
 			for k, after := range e.After {
-				if p := shieldPath(k); p != "" && !confTrue(after) {
+				if p := shieldPath(k); p != "" && !decide.ConfTrue(after) {
 					delete(ours, p)
 				}
 			}
@@ -85,7 +79,7 @@ func ShieldRecords(entries []act.AuditEntry, live schedconf.Conf) []Shield {
 	}
 	var out []Shield
 	for p, sh := range ours {
-		if liveShielded(live, p) {
+		if decide.LiveShielded(live, p) {
 			out = append(out, *sh)
 		}
 	}
@@ -111,24 +105,4 @@ func RecoverShields(ctx context.Context, auditPath string, rm act.ConfReader) ([
 		return nil, fmt.Errorf("recover preemption shields: read live scheduler-conf: %w", err)
 	}
 	return ShieldRecords(entries, live), nil
-}
-
-// AdoptShields tells the guard which shields it set before a restart
-// (RecoverShields); call it before the first cycle.
-func (g *PreemptionGuard) AdoptShields(shields []Shield) {
-	if g.shielded == nil {
-		g.shielded = map[string]time.Time{}
-	}
-	for _, sh := range shields {
-		g.shielded[sh.Queue] = sh.Since
-	}
-}
-
-// Shields lists the shields the guard holds, by queue, with when each was
-// set.
-func (g *PreemptionGuard) Shields() map[string]time.Time {
-	if g == nil {
-		return nil
-	}
-	return shieldSince(g.shielded)
 }

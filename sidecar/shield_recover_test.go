@@ -8,6 +8,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -70,12 +71,12 @@ func TestShieldSurvivesRestart(t *testing.T) {
 		t.Helper()
 		cur := rm.conf.Clone()
 		ps := &PreemptionStatus{PreemptionState: PreemptionState{On: true, MaxWaitBeforeKill: 15 * time.Second, MaxIgnoredOverCapacity: 0.1}}
-		s := &decideState{Snap: sn, Live: cur, Tree: mustTree(t, cur), ClassOf: calibrate.ClassKey("tag").ClassOf, Preemption: ps,
-			Targets: map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: to}}}
-		if err := (preemptionShieldStep{Guard: g}).Run(s); err != nil {
+		targets, err := decide.RunShieldStep(g, sn, cur, calibrate.ClassKey("tag").ClassOf, ps,
+			map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}, DefaultLabelExpression: to}})
+		if err != nil {
 			t.Fatal(err)
 		}
-		p := planFor(t, rm, s.Targets)
+		p := planFor(t, rm, targets)
 		if !p.Empty() {
 			if out, err := a.Apply(context.Background(), p); err != nil || out.Result != act.ResultApplied {
 				t.Fatalf("apply: %s %v", out.Result, err)
@@ -126,8 +127,8 @@ func TestShieldSurvivesRestart(t *testing.T) {
 			t.Fatalf("back home, 50 GB on gpu: want the recovered shield lifted, live %q", rm.conf[key])
 		}
 		// The lift is in the audit log: a further restart owns nothing.
-		if g2 := restart(t, rm, auditPath, PreemptionConfig{}); len(g2.shielded) != 0 {
-			t.Fatalf("after the lift a restart recovers %v", g2.shielded)
+		if g2 := restart(t, rm, auditPath, PreemptionConfig{}); len(g2.Shields()) != 0 {
+			t.Fatalf("after the lift a restart recovers %v", g2.Shields())
 		}
 	})
 	t.Run("switched off: recovered shield lifted though still steered", func(t *testing.T) {
@@ -151,8 +152,8 @@ func TestShieldSurvivesRestart(t *testing.T) {
 		rm, a, auditPath := setUp(t)
 		rm.conf[key] = "false"
 		g := restart(t, rm, auditPath, PreemptionConfig{})
-		if len(g.shielded) != 0 {
-			t.Fatalf("admin's false: want nothing recovered, got %v", g.shielded)
+		if len(g.Shields()) != 0 {
+			t.Fatalf("admin's false: want nothing recovered, got %v", g.Shields())
 		}
 		_ = a
 	})

@@ -6,69 +6,20 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
-// JobStatus is one running (or just finished) job as the sidecar sees it:
-// its progress share, rates and, when it has a goal, its deadline outlook.
-type JobStatus struct {
-	AppID      string         `json:"appId"`
-	Name       string         `json:"name"`
-	Queue      string         `json:"queue"`
-	Class      string         `json:"class"`
-	PS         float64        `json:"progressShare"` // eq. 4.1
-	FairShare  float64        `json:"fairShare"`     // weighted fair PS target
-	Containers map[string]int `json:"containersByNodeType,omitempty"`
-	Progress   float64        `json:"progress"` // 0..1
-	Deadline   *time.Time     `json:"deadline,omitempty"`
-	P50        *time.Time     `json:"p50,omitempty"`
-	P90        *time.Time     `json:"p90,omitempty"`
-	PMeet      *float64       `json:"pMeet,omitempty"`
-	Needed     int            `json:"containersNeeded90,omitempty"`
-	Verdict    string         `json:"verdict,omitempty"`
-	// CDF of the predicted completion time: (time, probability) points.
-	CDF []CDFPoint `json:"cdf,omitempty"`
-}
-
-// CDFPoint is one point of a completion-time CDF.
-type CDFPoint struct {
-	T time.Time `json:"t"`
-	P float64   `json:"p"`
-}
-
-// RateStatus is one cell of the CR table.
-type RateStatus struct {
-	Class    string  `json:"class"`
-	NodeType string  `json:"nodeType"`
-	Ratio    float64 `json:"ratio"` // relative to the class's reference type
-	Low      float64 `json:"low"`
-	High     float64 `json:"high"`
-	Samples  int     `json:"samples"`
-	Known    bool    `json:"known"`
-}
-
-// QueueStatus is a queue's capacity and use in one partition.
-type QueueStatus struct {
-	Queue       string  `json:"queue"`
-	Partition   string  `json:"partition"`
-	Capacity    float64 `json:"capacity"`    // % of parent, configured
-	AbsCapacity float64 `json:"absCapacity"` // % of partition
-	AbsUsed     float64 `json:"absUsed"`     // % of partition
-	Containers  int     `json:"containers"`
-	JobsAtRisk  int     `json:"jobsAtRisk"`
-	CapNeeded   float64 `json:"capacityNeededPct,omitempty"` // for its deadlines
-	// AdminCapacity is the guarantee the admin configured (% of parent):
-	// the first value the sidecar saw, from the audit log's first "before"
-	// or the first snapshot. Nil when not known.
-	AdminCapacity *float64 `json:"adminCapacity,omitempty"`
-	// Band is the range the sidecar may move the guarantee in, when the
-	// decision reports one (% of parent); Pinned queues are never moved.
-	BandLow  *float64 `json:"bandLow,omitempty"`
-	BandHigh *float64 `json:"bandHigh,omitempty"`
-	Pinned   bool     `json:"pinned,omitempty"`
-}
+// The decision's view of jobs, rates and queues lives with the decision
+// (sidecar/decide); the status board keeps the names.
+type (
+	JobStatus   = decide.JobStatus
+	CDFPoint    = decide.CDFPoint
+	RateStatus  = decide.RateStatus
+	QueueStatus = decide.QueueStatus
+)
 
 // QueuePoint is one queue in one partition at one cycle: its guarantee and
 // what it used, both as % of the partition (absolute).

@@ -13,6 +13,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 )
 
 func init() { register(newShieldsCmd) }
@@ -106,7 +107,7 @@ func liftOptions(d *Daemon, force bool) sidecar.LiftOptions {
 	if d.Guard != nil {
 		site = d.Guard.YarnSite
 	}
-	return sidecar.LiftOptions{Force: force, MaxIgnoredOverCapacity: sidecar.MaxIgnoredOverCapacity(site)}
+	return sidecar.LiftOptions{Force: force, MaxIgnoredOverCapacity: decide.MaxIgnoredOverCapacity(site)}
 }
 
 func writeShieldLift(w io.Writer, output string, records []sidecar.Shield, lift sidecar.ShieldLift, applied bool) error {

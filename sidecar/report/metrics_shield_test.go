@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 )
 
 // TestShieldMetrics: the metrics count the shields held and give each
@@ -17,7 +18,7 @@ func TestShieldMetrics(t *testing.T) {
 	board := &sidecar.StatusBoard{}
 	board.Update(func(st *sidecar.Status) {
 		st.Time = now
-		st.Preemption = &sidecar.PreemptionStatus{PreemptionState: sidecar.PreemptionState{On: true, Source: sidecar.PreemptionFromRM},
+		st.Preemption = &sidecar.PreemptionStatus{PreemptionState: sidecar.PreemptionState{On: true, Source: decide.PreemptionFromRM},
 			Shielded: []string{"root.a", "root.b"}, ShieldSince: map[string]time.Time{"root.a": now.Add(-90 * time.Second), "root.b": now.Add(-10 * time.Minute)}}
 	})
 	reg := prometheus.NewPedanticRegistry()

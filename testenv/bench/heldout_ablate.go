@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/experiment"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 )
@@ -19,13 +19,13 @@ import (
 // reports.
 
 // ablateNames parses -heldout-ablate: comma-separated decide step names
-// (sidecar.StepNames), each known and named once.
+// (decide.StepNames), each known and named once.
 func ablateNames(s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
 	known := map[string]bool{}
-	for _, n := range sidecar.StepNames() {
+	for _, n := range decide.StepNames() {
 		known[n] = true
 	}
 	seen := map[string]bool{}
@@ -36,7 +36,7 @@ func ablateNames(s string) ([]string, error) {
 		case n == "":
 			return nil, fmt.Errorf("-heldout-ablate %q: an empty step name", s)
 		case !known[n]:
-			return nil, fmt.Errorf("-heldout-ablate: no decide step named %q (steps: %s)", n, strings.Join(sidecar.StepNames(), ", "))
+			return nil, fmt.Errorf("-heldout-ablate: no decide step named %q (steps: %s)", n, strings.Join(decide.StepNames(), ", "))
 		case seen[n]:
 			return nil, fmt.Errorf("-heldout-ablate: step %q named twice", n)
 		}

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/decide"
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/sim"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -42,8 +43,8 @@ func (b *BandChecker) Check(rep sidecar.CycleReport) {
 		return
 	}
 	b.Plans++
-	b.Violations = append(b.Violations, sidecar.BandViolations(rep.Plan, b.First, b.Bands)...)
+	b.Violations = append(b.Violations, decide.BandViolations(rep.Plan, b.First, b.Bands)...)
 	if b.Ceilings {
-		b.Violations = append(b.Violations, sidecar.CeilingViolations(rep.Plan, b.First)...)
+		b.Violations = append(b.Violations, decide.CeilingViolations(rep.Plan, b.First)...)
 	}
 }

@@ -1,0 +1,134 @@
+package decide
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/progress"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
+)
+
+// replayCluster: etl and ml share 8 cpu slots 50/50 and a 6-slot
+// non-exclusive gpu partition; a day of history has etl jobs and ml jobs
+// whose maps ran on cpu.
+func replayCluster(t *testing.T, gpuRate float64, known bool) (*decideState, []calibrate.JobRecord) {
+	t.Helper()
+	conf := schedconf.Conf{
+		"yarn.scheduler.capacity.root.queues":                                  "etl,ml",
+		"yarn.scheduler.capacity.root.accessible-node-labels":                  "*",
+		"yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity":     "100",
+		"yarn.scheduler.capacity.root.etl.capacity":                            "50",
+		"yarn.scheduler.capacity.root.etl.accessible-node-labels":              "gpu",
+		"yarn.scheduler.capacity.root.etl.accessible-node-labels.gpu.capacity": "50",
+		"yarn.scheduler.capacity.root.ml.capacity":                             "50",
+		"yarn.scheduler.capacity.root.ml.accessible-node-labels":               "gpu",
+		"yarn.scheduler.capacity.root.ml.accessible-node-labels.gpu.capacity":  "50",
+	}
+	tree, err := schedconf.ParseTree(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	rates := progress.RateMap{"etl": {"cpu": 1}, "ml": {"cpu": 1}}
+	if known {
+		rates["ml"]["gpu"] = gpuRate
+		rates["etl"]["gpu"] = 1
+	}
+	s := &decideState{Snap: cluster.Snapshot{Time: now}, Live: conf, Tree: tree, Rates: rates,
+		Parts: []progress.PartitionSlots{{Name: "", Slots: map[string]int64{"cpu": 8}}, {Name: "gpu", Slots: map[string]int64{"gpu": 6}}}}
+	var recs []calibrate.JobRecord
+	for i := 0; i < 30; i++ {
+		start := now.Add(-20*time.Hour + time.Duration(i)*20*time.Minute)
+		recs = append(recs,
+			calibrate.JobRecord{JobID: "e" + string(rune('a'+i)), Queue: "etl", Class: "etl", Start: start, Maps: 8,
+				MapSeconds: map[string]float64{"cpu": 8 * 60}, MapCount: map[string]int{"cpu": 8}},
+			calibrate.JobRecord{JobID: "m" + string(rune('a'+i)), Queue: "ml", Class: "ml", Start: start.Add(time.Minute), Maps: 8,
+				MapSeconds: map[string]float64{"cpu": 8 * 120}, MapCount: map[string]int{"cpu": 8}})
+	}
+	return s, recs
+}
+
+func TestReplayPlanStep(t *testing.T) {
+	cases := []struct {
+		name      string
+		gpuRate   float64
+		known     bool
+		wantRoute bool
+	}{
+		{"ml 3x on the measured gpu nodes: routed there", 3, true, true},
+		{"ml's gpu rate never measured: the admin's configuration (no route on hope)", 0, false, false},
+		{"ml no faster on gpu: nothing gained, the admin's configuration", 1, true, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, recs := replayCluster(t, c.gpuRate, c.known)
+			held := &replayChoice{}
+			st := replayPlanStep{Jobs: func() []calibrate.JobRecord { return recs }, Held: held}
+			if err := st.Run(s); err != nil {
+				t.Fatal(err)
+			}
+			ml := s.Targets["root.ml"]
+			routed := ml.DefaultLabelExpression != nil && *ml.DefaultLabelExpression == "gpu"
+			if routed != c.wantRoute {
+				t.Fatalf("ml routed to gpu: %v, want %v; notes %v", routed, c.wantRoute, s.Notes)
+			}
+			if c.wantRoute {
+				if ml.Capacity["gpu"] < 50 || s.Targets["root.etl"].Capacity["gpu"]+ml.Capacity["gpu"] != 100 {
+					t.Errorf("gpu capacities etl %v, ml %v: want ml at least at the admin's 50 and the group at 100", s.Targets["root.etl"].Capacity["gpu"], ml.Capacity["gpu"])
+				}
+				if !strings.Contains(strings.Join(s.Notes, " "), "no class slower") {
+					t.Errorf("notes %v: want the replay's reason", s.Notes)
+				}
+			} else if ml.Capacity["gpu"] != 50 || ml.Capacity[""] != 50 {
+				t.Errorf("ml's capacities %v: want the admin's", ml.Capacity)
+			}
+
+			// Within the hour the choice is held: no replay runs (the
+			// history is not even read), the same targets are written.
+			s2, _ := replayCluster(t, c.gpuRate, c.known)
+			s2.Snap.Time = s.Snap.Time.Add(30 * time.Minute)
+			st.Jobs = func() []calibrate.JobRecord { t.Fatal("the history was read within the hold"); return nil }
+			if err := st.Run(s2); err != nil {
+				t.Fatal(err)
+			}
+			ml2 := s2.Targets["root.ml"]
+			if (ml2.DefaultLabelExpression != nil) != (ml.DefaultLabelExpression != nil) || ml2.Capacity["gpu"] != ml.Capacity["gpu"] {
+				t.Errorf("held choice: %+v, first %+v", ml2, ml)
+			}
+		})
+	}
+}
+
+func TestReplayPlanStepTooFewJobs(t *testing.T) {
+	s, recs := replayCluster(t, 3, true)
+	st := replayPlanStep{Jobs: func() []calibrate.JobRecord { return recs[:10] }, Held: &replayChoice{}}
+	if err := st.Run(s); err != nil {
+		t.Fatal(err)
+	}
+	if ml := s.Targets["root.ml"]; ml.DefaultLabelExpression != nil || !strings.Contains(strings.Join(s.Notes, " "), "fewer than 20") {
+		t.Fatalf("with 10 jobs: ml %+v, notes %v; want the admin's configuration and the reason", ml, s.Notes)
+	}
+}
+
+// A leaf is not routed to a partition where one of its classes was never
+// measured, even when another of its classes gains there: the replay's
+// stand-in rate for the unmeasured one bounds nothing.
+func TestReplayPlanStepUnmeasuredClass(t *testing.T) {
+	s, recs := replayCluster(t, 3, true)
+	s.Rates.(progress.RateMap)["score"] = map[string]float64{"cpu": 1}
+	for i := 0; i < 10; i++ {
+		recs = append(recs, calibrate.JobRecord{JobID: "s" + string(rune('a'+i)), Queue: "ml", Class: "score",
+			Start: s.Snap.Time.Add(-10*time.Hour + time.Duration(i)*time.Hour), Maps: 4,
+			MapSeconds: map[string]float64{"cpu": 4 * 60}, MapCount: map[string]int{"cpu": 4}})
+	}
+	st := replayPlanStep{Jobs: func() []calibrate.JobRecord { return recs }, Held: &replayChoice{}}
+	if err := st.Run(s); err != nil {
+		t.Fatal(err)
+	}
+	if ml := s.Targets["root.ml"]; ml.DefaultLabelExpression != nil {
+		t.Fatalf("ml routed to %q with score unmeasured on gpu; notes %v", *ml.DefaultLabelExpression, s.Notes)
+	}
+}
