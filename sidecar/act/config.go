@@ -39,12 +39,12 @@ type RateConfig struct {
 	// ReversalHold: the plan does not move a capacity back against its
 	// last change made less than this ago, except toward the admin's value
 	// (all the way, or by 10 points), for a guarantee given back or a
-	// deadline (sidecar/step_reversal_hold.go). Off unless set (0): it cost
+	// deadline (sidecar/decide/step_reversal_hold.go). Off unless set (0): it cost
 	// gains and goals on the shipped scenarios (BENCHMARKS.md).
 	ReversalHold time.Duration `yaml:"reversal_hold"`
 	// MinMovePoints: a capacity or maximum-capacity move under this many
 	// points of the parent's share keeps the live value, unless it serves
 	// a promise or returns to the admin's value
-	// (sidecar/step_small_moves.go). Off unless set (0); 5 suggested.
+	// (sidecar/decide/step_small_moves.go). Off unless set (0); 5 suggested.
 	MinMovePoints float64 `yaml:"min_move_points"`
 }

@@ -196,7 +196,7 @@ func StrandCheck(before, next map[string]string) error {
 
 // LendCheck refuses a calibration lend that is not one node moved between
 // its label and the default partition (the replay strategy's lend,
-// sidecar/step_replay_lend.go, which lends only a node of a partition no
+// sidecar/decide/step_replay_lend.go, which lends only a node of a partition no
 // queue is homed on and nothing runs in), or that adds labels.
 func LendCheck(before, next map[string]string) error {
 	if len(next) != 1 {

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/yarn-sidecar/yarn-sidecar/deadline"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -93,12 +92,6 @@ func (w *cutWorld) rmActs(g *PreemptionGuard, snap cluster.Snapshot) {
 		w.aMaps = w.aMaps[1:] // sorted ascending: the least advanced goes first
 		w.bUsed += 2048
 		w.bPend -= 2048
-	}
-}
-
-func mapModel(mean float64) func() map[string]deadline.PhaseModel {
-	return func() map[string]deadline.PhaseModel {
-		return map[string]deadline.PhaseModel{"x": {Map: deadline.LogNormal{Mu: math.Log(mean)}}}
 	}
 }
 

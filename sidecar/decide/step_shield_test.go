@@ -121,31 +121,6 @@ func TestPreemptionShieldStep(t *testing.T) {
 	}
 }
 
-// shieldFixture is the two-queue cluster the shield tests share: root.a
-// and root.b at 50% of the default and of a gpu partition; snap(usedGPU)
-// has a's one running app and a holding usedGPU MB of gpu.
-func shieldFixture() (schedconf.Conf, func(usedGPU int64) cluster.Snapshot) {
-	live := schedconf.Conf{
-		"yarn.scheduler.capacity.root.queues":                                "a,b",
-		"yarn.scheduler.capacity.root.accessible-node-labels":                "*",
-		"yarn.scheduler.capacity.root.accessible-node-labels.gpu.capacity":   "100",
-		"yarn.scheduler.capacity.root.a.capacity":                            "50",
-		"yarn.scheduler.capacity.root.b.capacity":                            "50",
-		"yarn.scheduler.capacity.root.a.accessible-node-labels":              "gpu",
-		"yarn.scheduler.capacity.root.b.accessible-node-labels":              "gpu",
-		"yarn.scheduler.capacity.root.a.accessible-node-labels.gpu.capacity": "50",
-		"yarn.scheduler.capacity.root.b.accessible-node-labels.gpu.capacity": "50",
-	}
-	snap := func(usedGPU int64) cluster.Snapshot {
-		return cluster.Snapshot{
-			Partitions: []cluster.Partition{{Name: "", Total: cluster.Resource{MemoryMB: 100_000}}, {Name: "gpu", Total: cluster.Resource{MemoryMB: 100_000}}},
-			Queues: []cluster.Queue{{Path: "root.a", Name: "a", Leaf: true, ByPartition: map[string]cluster.QueueCapacity{"gpu": {Used: cluster.Resource{MemoryMB: usedGPU}}}},
-				{Path: "root.b", Name: "b", Leaf: true}},
-			Apps: []cluster.App{{ID: "app_a", Queue: "root.a", State: cluster.AppRunning, Tags: []string{"jobclass=x"}}}}
-	}
-	return live, snap
-}
-
 // TestShieldNeverOnTheReclaimingQueue (issue 37): a and b are both steered
 // into gpu (50 GB guarantee each). a holds 80 GB there; b holds 10 GB and
 // asks for 100 GB more: b is below its guarantee, asking, while a borrows —

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/internal/decidefix"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
@@ -16,25 +17,13 @@ import (
 
 const pre = schedconf.Prefix
 
-// nestedConf is root.{prod.{etl,reports}, dev.{adhoc,ml}} in the given
-// capacity values (percentages, weights or absolutes).
-func nestedConf(prod, dev, etl, reports, adhoc, ml string) schedconf.Conf {
-	return schedconf.Conf{
-		pre + "root.queues": "prod,dev", pre + "root.prod.queues": "etl,reports", pre + "root.dev.queues": "adhoc,ml",
-		pre + "root.prod.capacity": prod, pre + "root.dev.capacity": dev,
-		pre + "root.prod.etl.capacity": etl, pre + "root.prod.reports.capacity": reports,
-		pre + "root.dev.adhoc.capacity": adhoc, pre + "root.dev.ml.capacity": ml,
-	}
-}
-
-func mustTree(t *testing.T, c schedconf.Conf) *schedconf.Tree {
-	t.Helper()
-	tree, err := schedconf.ParseTree(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tree
-}
+// The fixtures the decision's tests share with the plumbing's.
+var (
+	nestedConf    = decidefix.NestedConf
+	mustTree      = decidefix.MustTree
+	shieldFixture = decidefix.ShieldFixture
+	mapModel      = decidefix.MapModel
+)
 
 // snapWith is a one-partition cluster of n nodes of 8 GB, 8 vcores, and
 // leaf queues with the given demand in 2 GB slots.

@@ -9,7 +9,7 @@ import (
 
 // TestStepContractsInWholeDecisions runs whole days with every decision
 // checking that each step changes only the state its contract lists among
-// its writes (sidecar/step_contracts.go): lee-gpu (routes, calibration)
+// its writes (sidecar/decide/step_contracts.go): lee-gpu (routes, calibration)
 // and shield-return (preemption, the shield) in every run; with
 // YARN_SIDECAR_LONG_TESTS=1 also polo-a (deadlines, reservations) and
 // shift (a mix that moves: bands, restores, the reversal hold), about a

@@ -137,7 +137,7 @@ type SidecarOptions struct {
 	// e.g. with preemption switched on); scenario then only names it.
 	Scenario *sim.Scenario
 	// CheckStepWrites makes every decision fail on a step that changes
-	// what its contract does not declare (sidecar/step_contracts.go); the
+	// what its contract does not declare (sidecar/decide/step_contracts.go); the
 	// error reaches OnCycle.
 	CheckStepWrites bool
 	// Labels lets the sidecar lay out node-label partitions itself
@@ -154,7 +154,7 @@ type SidecarOptions struct {
 	// jobs need not finish; Result.Jobs then holds those that did).
 	MaxCycles int
 	// SkipSteps runs the sidecar with these decide steps removed (their
-	// Name(); sidecar/step_skip.go): the step ablation of issue 32.
+	// Name(); sidecar/decide/step_skip.go): the step ablation of issue 32.
 	SkipSteps map[string]bool
 }
 
