@@ -124,6 +124,8 @@ func TestLabelsPlanApplyVerify(t *testing.T) {
 	if got := ch.Grants["gpu"]; len(got) != 1 || got[0] != "root.crypto" {
 		t.Fatalf("grants %v: want gpu for root.crypto", ch.Grants)
 	}
+	// A calibration move's exposure rides the change into the audit.
+	ch.Calibrations = []plan.CalibrationExposure{{Partition: "gpu", Containers: 8}}
 	res, err := a.ApplyLabels(ctx, client, ch)
 	if err != nil || res != act.ResultApplied {
 		t.Fatalf("apply: %s %v", res, err)
@@ -155,6 +157,9 @@ func TestLabelsPlanApplyVerify(t *testing.T) {
 	entries := readAudit(t, auditPath)
 	if len(entries) != 2 || entries[0].Result != act.ResultApplied || entries[1].Result != act.ResultApplied {
 		t.Fatalf("audit %+v: want the label write then the access grant, both applied", entries)
+	}
+	if len(entries[0].Calibrations) != 1 || entries[0].Calibrations[0].Containers != 8 {
+		t.Errorf("audit of the label write has exposure %+v, want 8 containers of gpu", entries[0].Calibrations)
 	}
 	for id := range ch.Nodes {
 		if entries[0].After[act.NodeKey(id)] != "gpu" || entries[0].Before[act.NodeKey(id)] != "" {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/affinity"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -23,6 +24,10 @@ type LabelChange struct {
 	// Lend marks a calibration lend: one node moved between its label and
 	// the default partition (LendCheck instead of StrandCheck).
 	Lend bool `json:"lend,omitempty"`
+	// Calibrations is a lend's exposure (issue 32: calibration exposure
+	// per move in the audit): the containers of the slot size the lent
+	// node holds, open to the default partition's queues.
+	Calibrations []plan.CalibrationExposure `json:"calibrations,omitempty"`
 	// Time is the snapshot's time (the RM's clock): the access grant's plan
 	// is stamped with it, as every plan is, so the rate limit counts it on
 	// the cluster's clock.

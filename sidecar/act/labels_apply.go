@@ -38,7 +38,7 @@ func (a *Applier) ApplyLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 	a.Cycle++
 	log := a.logger()
 	entry := AuditEntry{Time: a.now(), Cycle: a.Cycle, Mode: a.Mode, User: a.User, Reasons: ch.Reasons,
-		Before: map[string]string{}, After: map[string]string{}}
+		Before: map[string]string{}, After: map[string]string{}, Calibrations: ch.Calibrations}
 	res, err := a.applyLabels(ctx, api, ch, &entry)
 	entry.Result = res
 	if err != nil {

@@ -110,7 +110,7 @@ var stepContracts = map[string]stepContract{
 	"replay plan": {"the replay strategy: the configuration a replay of the history's jobs predicts best with no class slower, held for the hour",
 		[]string{"Snap", "Tree", "Parts", "Rates"}, []string{"Plan", "Targets", "Notes"}},
 	"replay lend": {"the replay strategy's calibration: one node of an idle exclusive partition lent to the default partition until its classes are measured there",
-		[]string{"Snap", "Tree", "Types", "Rates", "Parts", "Targets"}, []string{"Lend", "Notes"}},
+		[]string{"Snap", "Slot", "Tree", "Types", "Rates", "Parts", "Targets"}, []string{"Lend", "Notes"}},
 	"priorities": {"raise the app priority of jobs at risk of missing their deadline",
 		[]string{"Snap", "Deadlines"}, []string{"Priorities"}},
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 )
 
@@ -214,6 +215,7 @@ func (st replayLendStep) Run(s *decideState) error {
 			}
 			*l = ReplayLend{Node: id, Partition: p.Name, Type: typ, Since: now, Done: l.Done}
 			s.Lend = act.LabelChange{Lend: true, Nodes: map[string]string{id: ""}, Time: now,
+				Calibrations: []plan.CalibrationExposure{{Partition: p.Name, Containers: lentSlots(s, id)}},
 				Reasons: []string{fmt.Sprintf("calibration lend: node %s (%s) of %s, an exclusive partition no queue is homed on and nothing runs in, to the default partition for at most %s, until %s are measured there",
 					id, typ, p.Name, lendFor, strings.Join(left, ", "))}}
 			s.Notes = append(s.Notes, s.Lend.Reasons[0])
@@ -299,4 +301,15 @@ func idlePartition(s *decideState, p string) bool {
 		}
 	}
 	return true
+}
+
+// lentSlots is the containers of the decision's slot size the node holds:
+// what a lend exposes to the default partition's queues at most.
+func lentSlots(s *decideState, id string) int64 {
+	for _, n := range s.Snap.Nodes {
+		if n.ID == id {
+			return n.Total.Fits(s.Slot)
+		}
+	}
+	return 0
 }

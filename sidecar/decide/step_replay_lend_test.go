@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/act"
+	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
@@ -27,6 +29,7 @@ func lendCluster(t *testing.T, known bool) (*decideState, []calibrate.JobRecord)
 	}
 	s.Snap.Queues = []cluster.Queue{{Path: "root.etl", Leaf: true, ByPartition: map[string]cluster.QueueCapacity{"": {Pending: cluster.Resource{MemoryMB: 4096, VCores: 2}}}}}
 	s.Types = map[string]string{"cpu-1:8041": "cpu", "gpu-1:8041": "gpu", "gpu-2:8041": "gpu"}
+	s.Slot = cluster.Resource{MemoryMB: 2048, VCores: 1}
 	return s, recs
 }
 
@@ -84,6 +87,11 @@ func TestReplayLendStep(t *testing.T) {
 			}
 			if !strings.Contains(s.Lend.Reasons[0], "ml") {
 				t.Errorf("reason %q does not name the unmeasured class", s.Lend.Reasons[0])
+			}
+			// The audit's exposure: the lent node's containers of the slot
+			// size (16 GB, 8 vcores in 2 GB, 1-vcore slots).
+			if want := []plan.CalibrationExposure{{Partition: "gpu", Containers: 8}}; !reflect.DeepEqual(s.Lend.Calibrations, want) {
+				t.Errorf("exposure %+v, want %+v", s.Lend.Calibrations, want)
 			}
 		})
 	}

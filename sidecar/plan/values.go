@@ -89,6 +89,8 @@ type Encoding struct {
 
 // CalibrationExposure is what one calibration move risks: the queue sent
 // to an unmeasured partition and the containers of demand it may run there.
+// A calibration lend (one node of Partition lent to the default partition)
+// has no Queue: any default-partition queue may run its Containers there.
 type CalibrationExposure struct {
 	Queue      string `json:"queue"`
 	Partition  string `json:"partition"`

@@ -57,6 +57,9 @@ func TestReplayLendMeasuresAndReturns(t *testing.T) {
 		t.Fatalf("%d lend writes, want a lend and its return", len(lends))
 	}
 	out, back := lends[0], lends[1]
+	if len(out.Change.Calibrations) != 1 || out.Change.Calibrations[0].Containers <= 0 {
+		t.Errorf("lend's exposure %+v, want the lent node's containers (the audit line carries it)", out.Change.Calibrations)
+	}
 	for id, to := range out.Change.Nodes {
 		if to != "" || out.Result != act.ResultApplied {
 			t.Fatalf("first lend %v: %s %s, want a node to the default partition, applied", out.Change.Nodes, out.Result, out.Error)
