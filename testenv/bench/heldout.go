@@ -86,6 +86,9 @@ func runHeldOut(o Options) ([]Row, error) {
 	if (len(ablate) > 0 || o.HeldOutUnguarded) && o.HeldOutRuns > 1 {
 		return nil, fmt.Errorf("-heldout-ablate and -heldout-unguarded run one run seed per cluster; use them without -heldout-runs")
 	}
+	if o.HeldOutSkip < 0 || (o.HeldOutSkip > 0 && !o.HeldOutTuning) {
+		return nil, fmt.Errorf("-heldout-skip %d: skips tuning clusters, so it needs -heldout-tuning and a count ≥ 0", o.HeldOutSkip)
+	}
 	seeds := gen.HeldOutSeeds(n)
 	set := "held-out"
 	if o.HeldOutTuning {
