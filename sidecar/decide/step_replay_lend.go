@@ -215,7 +215,8 @@ func (st replayLendStep) Run(s *decideState) error {
 			}
 			*l = ReplayLend{Node: id, Partition: p.Name, Type: typ, Since: now, Done: l.Done}
 			s.Lend = act.LabelChange{Lend: true, Nodes: map[string]string{id: ""}, Time: now,
-				Calibrations: []plan.CalibrationExposure{{Partition: p.Name, Containers: lentSlots(s, id)}},
+				// Exposure: the lent node's containers of the slot size.
+				Calibrations: []plan.CalibrationExposure{{Partition: p.Name, Containers: s.Snap.NodeByID()[id].Total.Fits(s.Slot)}},
 				Reasons: []string{fmt.Sprintf("calibration lend: node %s (%s) of %s, an exclusive partition no queue is homed on and nothing runs in, to the default partition for at most %s, until %s are measured there",
 					id, typ, p.Name, lendFor, strings.Join(left, ", "))}}
 			s.Notes = append(s.Notes, s.Lend.Reasons[0])
@@ -301,15 +302,4 @@ func idlePartition(s *decideState, p string) bool {
 		}
 	}
 	return true
-}
-
-// lentSlots is the containers of the decision's slot size the node holds:
-// what a lend exposes to the default partition's queues at most.
-func lentSlots(s *decideState, id string) int64 {
-	for _, n := range s.Snap.Nodes {
-		if n.ID == id {
-			return n.Total.Fits(s.Slot)
-		}
-	}
-	return 0
 }
