@@ -73,6 +73,7 @@ func RunShieldStep(g *PreemptionGuard, snap cluster.Snapshot, live schedconf.Con
 	if err != nil {
 		return nil, err
 	}
+	resolveAbsolute(tree, &snap)
 	s := &decideState{Snap: snap, Live: live, Tree: tree, ClassOf: classOf, Preemption: ps, Targets: targets}
 	err = preemptionShieldStep{Guard: g}.Run(s)
 	return s.Targets, err

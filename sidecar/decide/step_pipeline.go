@@ -169,6 +169,7 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	if err != nil {
 		return Decision{}, fmt.Errorf("parse live configuration: %w", err)
 	}
+	resolveAbsolute(tree, &snap)
 	s := &decideState{Snap: snap, Live: live, Tree: tree, Slot: ByCalculator(SlotFor(d.Sizer, d.Slot, snap), live), ClassOf: d.ClassKey.ClassOf}
 	if d.Table != nil {
 		s.Table = d.Table()
@@ -183,6 +184,7 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	if err != nil {
 		return Decision{}, err
 	}
+	withAbsoluteShares(seen, tree, &snap)
 	if err := d.FirstSeen.Save(); err != nil {
 		return Decision{}, err
 	}

@@ -73,6 +73,45 @@ func TestParseTreeAbsoluteCapacities(t *testing.T) {
 	}
 }
 
+// An absolute-resource tree's shares need the partitions' resources:
+// ParseTree leaves them 0, ResolveAbsolute fills them from its answer and
+// derives what lies below again.
+func TestResolveAbsolute(t *testing.T) {
+	c := Conf{
+		"yarn.scheduler.capacity.root.queues":             "a,b",
+		"yarn.scheduler.capacity.root.a.capacity":         "[memory=24576,vcores=12]",
+		"yarn.scheduler.capacity.root.b.capacity":         "[memory=73728,vcores=36]",
+		"yarn.scheduler.capacity.root.b.queues":           "b1,b2",
+		"yarn.scheduler.capacity.root.b.b1.capacity":      "[memory=24576,vcores=12]",
+		"yarn.scheduler.capacity.root.b.b2.capacity":      "[memory=49152,vcores=24]",
+		"yarn.scheduler.capacity.root.b.maximum-capacity": "[memory=98304,vcores=48]",
+	}
+	tr, err := ParseTree(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.ByPath["root.b.b2"].AbsCapacity[""]; got != 0 {
+		t.Fatalf("before resolving: b2 %v, want 0 (unknown)", got)
+	}
+	const total = 196608.0
+	tr.ResolveAbsolute(func(q *Queue, l string) (float64, bool) {
+		if q.Path == "root.b.b1" {
+			return 0, false // the RM did not say
+		}
+		return float64(q.Capacity[l].Absolute["memory"]) / total, true
+	})
+	for _, tc := range []struct {
+		queue string
+		abs   float64
+	}{{"root.a", 0.125}, {"root.b", 0.375}, {"root.b.b1", 0}, {"root.b.b2", 0.25}, {"root", 1}} {
+		t.Run(tc.queue, func(t *testing.T) {
+			if got := tr.ByPath[tc.queue].AbsCapacity[""]; got < tc.abs-1e-9 || got > tc.abs+1e-9 {
+				t.Fatalf("abs capacity %v, want %v", got, tc.abs)
+			}
+		})
+	}
+}
+
 func TestValidateMessages(t *testing.T) {
 	cases := []struct {
 		name string

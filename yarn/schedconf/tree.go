@@ -12,7 +12,7 @@ import (
 // queue's absolute capacity per partition (a fraction of the partition):
 // percentage children take parent × pct/100, weight children take parent ×
 // w/Σ sibling weights. Absolute-resource queues keep AbsCapacity unset
-// (they need the partition's resources; see Resolve).
+// (they need the partition's resources; see ResolveAbsolute).
 func ParseTree(c Conf) (*Tree, error) {
 	t := &Tree{ByPath: map[string]*Queue{}}
 	labels := map[string]bool{"": true}
@@ -155,6 +155,16 @@ func ParseTree(c Conf) (*Tree, error) {
 	return t, nil
 }
 
+// ResolveAbsolute gives absolute-resource queues their share (0..1) of
+// each partition, which the configuration alone cannot say, and derives
+// the queues below them again. share answers for one queue and partition
+// (ok false: unknown, left 0): the RM's effective absoluteCapacity, or the
+// queue's configured memory over the partition's.
+func (t *Tree) ResolveAbsolute(share func(q *Queue, label string) (float64, bool)) {
+	t.absShare = share
+	t.derive(t.Root)
+}
+
 // derive fills AbsCapacity and AbsMaxCapacity top-down.
 func (t *Tree) derive(q *Queue) {
 	if q.Parent == nil {
@@ -179,6 +189,8 @@ func (t *Tree) derive(q *Queue) {
 				c.AbsCapacity[l] = pAbs * v.Percent / 100
 			case v.Mode == ModeWeight && weightSum > 0:
 				c.AbsCapacity[l] = pAbs * v.Weight / weightSum
+			case v.Mode == ModeAbsolute && t.absShare != nil:
+				c.AbsCapacity[l], _ = t.absShare(c, l)
 			default:
 				c.AbsCapacity[l] = 0
 			}
