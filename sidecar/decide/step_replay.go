@@ -53,6 +53,12 @@ const (
 	// replayMinJobs is the least number of jobs in the window the replay
 	// chooses on; with fewer the admin's configuration stays.
 	replayMinJobs = 20
+	// replayOtherDays is how many other draws of the history's day
+	// (replay.OtherDays) a candidate is judged on besides the day itself.
+	replayOtherDays = 8
+	// replayDayMargin is how much slower (a share) a class may be on any
+	// one of those days: the harm goal's 5% (issue 32).
+	replayDayMargin = 0.05
 )
 
 // replayChoice is what the replay step holds between runs.
@@ -118,8 +124,14 @@ func (st replayPlanStep) Run(s *decideState) error {
 	}
 	admin := harmStep{Seen: st.Seen}.adminConfig(s)
 	rate := replayRate(s.Rates, s.Parts)
-	run := func(c *replayCandidate) replay.Result {
-		return replay.Run(pools, jobs, replayConfig(s.Tree, admin, c, exclusive), rate)
+	days := append([][]replay.Job{jobs}, replay.OtherDays(jobs, replayOtherDays, 1)...)
+	run := func(c *replayCandidate) replayJudged {
+		cfg := replayConfig(s.Tree, admin, c, exclusive)
+		rs := make([]replay.Result, len(days))
+		for i, d := range days {
+			rs[i] = replay.Run(pools, d, cfg, rate)
+		}
+		return replayJudged{each: rs, days: replay.Pooled(rs...)}
 	}
 	base := run(nil)
 	held := st.Held.cand
@@ -127,7 +139,7 @@ func (st replayPlanStep) Run(s *decideState) error {
 	if held != nil {
 		// The choice held stays unless another is predicted better than it
 		// by the same margin; it is itself judged again on today's jobs.
-		if r := run(held); !harms(r, base) {
+		if r := run(held); !r.harms(base) {
 			bestMean = math.Min(bestMean, r.MeanAll()*(1-replayMinGain))
 		} else {
 			held = nil
@@ -146,7 +158,7 @@ func (st replayPlanStep) Run(s *decideState) error {
 		if routesUnmeasured(c, unmeasured) {
 			continue
 		}
-		if r := run(&c); !harms(r, base) {
+		if r := run(&c); !r.harms(base) {
 			ok = append(ok, judgedCandidate{c, r.MeanAll()})
 			least = math.Min(least, r.MeanAll())
 		}
@@ -154,7 +166,7 @@ func (st replayPlanStep) Run(s *decideState) error {
 	if least < bestMean {
 		pick := leastMoved(ok, least, admin)
 		chosen = &pick.c
-		why = fmt.Sprintf("replay of %d jobs of the last %s: %s predicted %.2f× the admin's mean completion, no class slower", len(jobs), window, pick.c.Name, pick.mean/base.MeanAll())
+		why = fmt.Sprintf("replay of %d jobs of the last %s and %d other draws of its arrivals: %s predicted %.2f× the admin's mean completion, no class slower", len(jobs), window, replayOtherDays, pick.c.Name, pick.mean/base.MeanAll())
 	}
 	*st.Held = replayChoice{at: now, cand: chosen, why: why}
 	st.write(s, chosen, why)
@@ -216,10 +228,40 @@ func routesUnmeasured(c replayCandidate, unmeasured map[string]map[string]bool) 
 	return false
 }
 
-// harms: some class is predicted slower under r than under base.
-func harms(r, base replay.Result) bool {
+// replayJudged is a configuration's replay on each day (the history's
+// first, then the other draws of it, replay.OtherDays) and on all pooled.
+type replayJudged struct {
+	each []replay.Result
+	days replay.Result
+}
+
+// MeanAll is the predicted mean completion over every day's jobs.
+func (r replayJudged) MeanAll() float64 { return r.days.MeanAll() }
+
+// harms: some class is predicted slower than under base on the history's
+// own day or over the days pooled, or more than replayDayMargin slower on
+// any one day. The other days stop a route that gains only because of how
+// yesterday's arrivals happened to fall (held-out cluster 1005, run seed
+// 3: bi+etl→gpu-a predicted 0.99× for bi's class on the history's day and
+// 0.97× pooled, but 1.04–1.15× on three of the nine days; on the judged
+// day it ran 2.16× slower than stock).
+func (r replayJudged) harms(base replayJudged) bool {
+	if harms(r.each[0], base.each[0], 0) || harms(r.days, base.days, 0) {
+		return true
+	}
+	for i := range r.each {
+		if harms(r.each[i], base.each[i], replayDayMargin) {
+			return true
+		}
+	}
+	return false
+}
+
+// harms: some class is predicted more than margin (a share) slower under
+// r than under base.
+func harms(r, base replay.Result, margin float64) bool {
 	for _, c := range base.Classes() {
-		if r.Mean(c) > base.Mean(c)*(1+1e-9) {
+		if r.Mean(c) > base.Mean(c)*(1+margin+1e-9) {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/calibrate"
+	"github.com/yarn-sidecar/yarn-sidecar/deadline/replay"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
@@ -170,5 +171,34 @@ func TestLeastMovedIsOrderFree(t *testing.T) {
 		if etl.moved(admin) != first {
 			t.Fatal("moved differs between two calls")
 		}
+	}
+}
+
+// A candidate is judged on the history's day, on other draws of it pooled,
+// and on each draw alone with the harm goal's 5% margin.
+func TestReplayJudgedHarms(t *testing.T) {
+	day := func(x, y float64) replay.Result {
+		return replay.Result{ByClass: map[string][]float64{"x": {x}, "y": {y}}}
+	}
+	judged := func(days ...replay.Result) replayJudged {
+		return replayJudged{each: days, days: replay.Pooled(days...)}
+	}
+	base := judged(day(100, 100), day(100, 100), day(100, 100))
+	for _, c := range []struct {
+		name  string
+		cand  replayJudged
+		harms bool
+	}{
+		{"faster everywhere", judged(day(90, 95), day(90, 95), day(90, 95)), false},
+		{"slower on the history's own day", judged(day(101, 90), day(90, 90), day(90, 90)), true},
+		{"a little slower on another day, faster pooled", judged(day(90, 90), day(104, 90), day(90, 90)), false},
+		{"more than 5% slower on another day, faster pooled", judged(day(90, 90), day(106, 90), day(80, 90)), true},
+		{"faster on the history's day, slower pooled", judged(day(99, 90), day(103, 90), day(102, 90)), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.cand.harms(base); got != c.harms {
+				t.Fatalf("harms %v, want %v", got, c.harms)
+			}
+		})
 	}
 }
