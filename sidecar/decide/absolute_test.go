@@ -91,3 +91,38 @@ func TestWithAbsoluteShares(t *testing.T) {
 		})
 	}
 }
+
+// Absolute children of root divide what they are configured with together,
+// so a node lent, lost or added (the partition's total moves) does not
+// make the admin's own shares a rescaled write.
+func TestParentResources(t *testing.T) {
+	tree, err := schedconf.ParseTree(absoluteConf())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pct, err := schedconf.ParseTree(schedconf.Conf{"yarn.scheduler.capacity.root.queues": "a", "yarn.scheduler.capacity.root.a.capacity": "100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The default partition has grown by a lent 65536 MB node.
+	s := &decideState{Snap: cluster.Snapshot{Partitions: []cluster.Partition{
+		{Name: "", Total: cluster.Resource{MemoryMB: 196608 + 65536, VCores: 112}},
+		{Name: "gpu-a", Total: cluster.Resource{MemoryMB: 131072, VCores: 32}}}}}
+	for _, c := range []struct {
+		name     string
+		parent   *schedconf.Queue
+		part     string
+		mem, vcs int64
+	}{
+		{"root of absolute children: their sum", tree.Root, "", 49152 + 73728, 24 + 36},
+		{"the same in a label", tree.Root, "gpu-a", 58982 + 39321, 14 + 9},
+		{"root of percentage children: the partition's total", pct.Root, "", 196608 + 65536, 112},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mem, vcs := parentResources(s, c.parent, c.part)
+			if mem != c.mem || vcs != c.vcs {
+				t.Fatalf("got memory %d, vcores %d; want %d, %d", mem, vcs, c.mem, c.vcs)
+			}
+		})
+	}
+}

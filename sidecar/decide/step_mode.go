@@ -92,16 +92,34 @@ func queueMode(q *schedconf.Queue) (schedconf.Mode, bool) {
 }
 
 // parentResources are a parent's resources in a partition, as absolute
-// children divide them: the partition's total for root, the parent's own
+// children divide them: for root, what its children are configured with
+// together (the partition's total when they have none), the parent's own
 // absolute value when it has one, else its share of the partition.
 // BuildPlan re-expresses the children over the parent's value as written
 // in the same plan (parents' groups are planned first).
+//
+// Root's children divide their own sum, not the partition's total, as
+// schedconf's ShareOfParent and the admin's first-seen shares do: the
+// total moves when a node is lent, lost or added, and dividing it made
+// the replay's "admin's configuration" a rescaled copy of the admin's
+// values, rewritten every cycle a node was lent (held-out cluster 1007:
+// 115 writes over three runs that changed nothing the admin meant).
 func parentResources(s *decideState, parent *schedconf.Queue, part string) (int64, int64) {
 	var total struct{ mem, vc int64 }
 	if p, ok := s.Snap.Partition(part); ok {
 		total.mem, total.vc = p.Total.MemoryMB, p.Total.VCores
 	}
 	if parent.Parent == nil {
+		var sum struct{ mem, vc int64 }
+		for _, c := range parent.Children {
+			if v, ok := c.Capacity[part]; ok && v.Mode == schedconf.ModeAbsolute {
+				sum.mem += v.Absolute["memory"]
+				sum.vc += v.Absolute["vcores"]
+			}
+		}
+		if sum.mem > 0 {
+			return sum.mem, sum.vc
+		}
 		return total.mem, total.vc
 	}
 	if v, ok := parent.Capacity[part]; ok && v.Mode == schedconf.ModeAbsolute {
