@@ -29,13 +29,14 @@ import (
 // than it: no change undoes one within the hour unless the replay of the
 // same jobs says it gains.
 //
-// Measured (go run ./testenv/bench -only heldout -heldout-tuning
-// -heldout-runs 3 -heldout-strategy replay): tuning clusters 1–30, three
-// run seeds each, 0/30 clusters with a class >5% slower than stock, 1/30
-// >2%, 0.823× stock, 1.146× the best static, reversals 0.26 per
-// queue-hour in the worst queue; the PS strategy 9/30, 13/30, 0.769×,
-// 1.005×, 13.04 (held-out 1001–1030: replay 3/30, 3/30, 0.810×, 1.141×,
-// 0.43; PS 7/30, 10/30, 0.791×, 1.086×, 13.01). It finds no route the history cannot measure: on the
+// Measured (go run ./testenv/bench -only heldout [-heldout-tuning
+// -heldout-n 60] -heldout-runs 3 -heldout-strategy replay
+// -heldout-labels): tuning clusters 1–60, three run seeds each, 0/60
+// clusters with a class >5% slower than stock, 3/60 >2%, 0.801× stock,
+// 1.135× the best static, reversals 0.45 per queue-hour in the worst
+// queue; held-out 1001–1030 3/30, 3/30, 0.819×, 1.155×, 0.43 (the PS
+// strategy, before absolute trees were read right: 7/30, 10/30, 0.791×,
+// 1.086×, 13.01). It finds no route the history cannot measure: on the
 // shipped scenarios, whose GPU classes never ran on the GPU partitions
 // under the admin's configuration, it keeps that configuration (1.00×
 // stock). A calibration probe (a nearly idle leaf sent there for five
