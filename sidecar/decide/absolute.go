@@ -18,10 +18,7 @@ import (
 // ran 2.16× slower than stock.
 func resolveAbsolute(tree *schedconf.Tree, snap *cluster.Snapshot) {
 	queueOf := snap.QueueIndex()
-	totals := map[string]int64{}
-	for _, p := range snap.Partitions {
-		totals[p.Name] = p.Total.MemoryMB
-	}
+	totals := partitionMemory(snap)
 	tree.ResolveAbsolute(func(q *schedconf.Queue, label string) (float64, bool) {
 		if sq, ok := queueOf(q.Path); ok {
 			if c, ok := sq.ByPartition[label]; ok && c.AbsoluteCapacity > 0 {
@@ -47,10 +44,7 @@ func configuredShare(v schedconf.CapacityValue, total int64) (float64, bool) {
 // recorded so): the live tree's where the admin's value is still the live
 // one, else the recorded memory over the partition's.
 func withAbsoluteShares(seen map[string]SeenValue, tree *schedconf.Tree, snap *cluster.Snapshot) {
-	totals := map[string]int64{}
-	for _, p := range snap.Partitions {
-		totals[p.Name] = p.Total.MemoryMB
-	}
+	totals := partitionMemory(snap)
 	for _, q := range tree.ByPath {
 		for _, p := range tree.Labels {
 			k := SeenKey(q.Path, p)
@@ -66,4 +60,13 @@ func withAbsoluteShares(seen map[string]SeenValue, tree *schedconf.Tree, snap *c
 			seen[k] = v
 		}
 	}
+}
+
+// partitionMemory is each partition's total memory (MB) in the snapshot.
+func partitionMemory(snap *cluster.Snapshot) map[string]int64 {
+	out := map[string]int64{}
+	for _, p := range snap.Partitions {
+		out[p.Name] = p.Total.MemoryMB
+	}
+	return out
 }
