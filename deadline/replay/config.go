@@ -13,7 +13,7 @@ func FromTree(t *schedconf.Tree, exclusive map[string]bool) Config {
 	var walk func(q *schedconf.Queue, abs map[string]float64)
 	walk = func(q *schedconf.Queue, abs map[string]float64) {
 		if q.IsLeaf() {
-			c.Queues[q.Path] = Queue{Home: q.DefaultLabelExpression, Guarantee: abs, Max: maps(t, q)}
+			c.Queues[q.Path] = Queue{Home: q.DefaultLabelExpression, Guarantee: abs, Max: maxShares(t, q)}
 			return
 		}
 		for _, ch := range q.Children {
@@ -32,7 +32,7 @@ func FromTree(t *schedconf.Tree, exclusive map[string]bool) Config {
 	return c
 }
 
-func maps(t *schedconf.Tree, q *schedconf.Queue) map[string]float64 {
+func maxShares(t *schedconf.Tree, q *schedconf.Queue) map[string]float64 {
 	out := map[string]float64{}
 	for _, l := range t.Labels {
 		out[l] = q.AbsMaxCapacity[l]

@@ -22,7 +22,7 @@
 package replay
 
 import (
-	"container/heap"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -123,95 +123,134 @@ type event struct {
 	job  int
 	pool int
 	red  bool // a reduce ended (else a map)
+	n    int  // tasks that end (task ends); the job's tasks started together on one pool end together
 	seq  int
 }
 
+// events is a min-heap of events by time, then by the order they were
+// pushed (typed, not container/heap: boxing each event into an interface
+// was a fifth of the replay's time).
 type events []event
 
-func (e events) Len() int { return len(e) }
-func (e events) Less(i, j int) bool {
+func (e events) less(i, j int) bool {
 	if e[i].at != e[j].at {
 		return e[i].at < e[j].at
 	}
 	return e[i].seq < e[j].seq
 }
-func (e events) Swap(i, j int) { e[i], e[j] = e[j], e[i] }
-func (e *events) Push(x any)   { *e = append(*e, x.(event)) }
-func (e *events) Pop() any {
-	old := *e
-	x := old[len(old)-1]
-	*e = old[:len(old)-1]
-	return x
+
+func (e *events) push(x event) {
+	*e = append(*e, x)
+	h := *e
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (e *events) pop() event {
+	h := *e
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && h.less(l, m) {
+			m = l
+		}
+		if r < n && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*e = h
+	return top
 }
 
 // Run replays jobs under cfg on pools at rate. Jobs of queues cfg does not
 // list live in the default partition with no guarantee and no ceiling.
 func Run(pools []Pool, jobs []Job, cfg Config, rate Rate) Result {
 	js := make([]*job, len(jobs))
-	order := make([]int, len(jobs))
 	for i, j := range jobs {
 		js[i] = &job{Job: j, idx: i, mapsLeft: j.Maps, redsLeft: j.Reduces}
-		order[i] = i
 	}
-	total := map[string]int{}
+	// Partitions and queues by index: the replay runs once per candidate
+	// and per day, and looking them up by name per slot handed out was
+	// most of its time.
+	parts := newPartitions(pools, cfg)
+	total := make([]int, len(parts.names))
 	for _, p := range pools {
-		total[p.Partition] += p.Slots
+		total[parts.index[p.Partition]] += p.Slots
 	}
 	free := make([]int, len(pools))
 	for i, p := range pools {
 		free[i] = p.Slots
 	}
-	// used[queue][partition] slots.
-	used := map[string]map[string]int{}
-	use := func(q, part string, d int) {
-		if used[q] == nil {
-			used[q] = map[string]int{}
-		}
-		used[q][part] += d
-	}
-	queueOf := func(name string) Queue {
-		if q, ok := cfg.Queues[name]; ok {
-			return q
-		}
-		return Queue{}
-	}
-	// active: submitted, unfinished jobs per queue in arrival order.
-	active := map[string][]*job{}
+	queues, queueIdx := newQueues(jobs, cfg, parts)
 	var ev events
 	seq := 0
-	push := func(e event) { e.seq = seq; seq++; heap.Push(&ev, e) }
-	for _, i := range order {
+	push := func(e event) { e.seq = seq; seq++; ev.push(e) }
+	for i := range jobs {
 		push(event{at: jobs[i].Submit.Seconds(), kind: 0, job: i})
 	}
 	res := Result{ByClass: map[string][]float64{}}
 	finish := make([]float64, len(jobs))
-	wants := func(j *job) bool {
-		if !j.amUp {
-			return true
+	// speed[class][pool]: the rate, asked once per class and pool.
+	speed := map[string][]float64{}
+	speedOf := func(class string, pool int) float64 {
+		sp, ok := speed[class]
+		if !ok {
+			sp = make([]float64, len(pools))
+			for i, p := range pools {
+				sp[i] = 1
+				if r := rate(class, p.Type); r > 0 {
+					sp[i] = r
+				}
+			}
+			speed[class] = sp
 		}
-		if j.mapsLeft > 0 {
-			return true
-		}
-		return j.mapsRunning == 0 && j.redsLeft > 0
+		return sp[pool]
 	}
-	speed := func(class, typ string) float64 {
-		if r := rate(class, typ); r > 0 {
-			return r
-		}
-		return 1
+	poolPart := make([]int, len(pools))
+	for i, p := range pools {
+		poolPart[i] = parts.index[p.Partition]
 	}
 	// schedule hands out free slots until no queue can take one.
+	// started counts the tasks one schedule call starts per job, pool and
+	// kind: they end at the same instant, so they are one event (a wave of
+	// a job's maps was as many events, the replay's main cost).
+	type startKey struct {
+		job, pool int
+		red       bool
+	}
+	started := map[startKey]int{}
+	var order []startKey
+	start := func(k startKey) {
+		if started[k] == 0 {
+			order = append(order, k)
+		}
+		started[k]++
+	}
 	schedule := func(now float64) {
 		for {
 			progressed := false
 			for pi := range pools {
 				for free[pi] > 0 {
-					q, j := pick(pools[pi].Partition, active, used, total, queueOf, cfg.Exclusive, wants)
+					q, j := pick(poolPart[pi], parts, queues, total)
 					if j == nil {
 						break
 					}
 					free[pi]--
-					use(q, pools[pi].Partition, 1)
+					q.used[poolPart[pi]]++
 					progressed = true
 					switch {
 					case !j.amUp:
@@ -219,48 +258,58 @@ func Run(pools []Pool, jobs []Job, cfg Config, rate Rate) Result {
 					case j.mapsLeft > 0:
 						j.mapsLeft--
 						j.mapsRunning++
-						d := j.MapWork/speed(j.Class, pools[pi].Type) + j.MapRead
-						push(event{at: now + d, kind: 1, job: j.idx, pool: pi})
+						start(startKey{j.idx, pi, false})
 					default:
 						j.redsLeft--
 						j.redsRunning++
-						push(event{at: now + j.ReduceSeconds, kind: 1, job: j.idx, pool: pi, red: true})
+						start(startKey{j.idx, pi, true})
 					}
 				}
 			}
 			if !progressed {
-				return
+				break
 			}
 		}
+		for _, k := range order {
+			j := js[k.job]
+			d := j.ReduceSeconds
+			if !k.red {
+				d = j.MapWork/speedOf(j.Class, k.pool) + j.MapRead
+			}
+			push(event{at: now + d, kind: 1, job: k.job, pool: k.pool, red: k.red, n: started[k]})
+			delete(started, k)
+		}
+		order = order[:0]
 	}
-	for ev.Len() > 0 {
-		e := heap.Pop(&ev).(event)
+	for len(ev) > 0 {
+		e := ev.pop()
 		now := e.at
 		j := js[e.job]
+		q := queues[queueIdx[e.job]]
 		switch e.kind {
 		case 0:
-			active[j.Queue] = append(active[j.Queue], j)
+			q.active = append(q.active, j)
 			if j.Maps+j.Reduces == 0 {
 				j.done = true
 			}
 		case 1:
-			free[e.pool]++
-			use(j.Queue, pools[e.pool].Partition, -1)
+			free[e.pool] += e.n
+			q.used[poolPart[e.pool]] -= e.n
 			if e.red {
-				j.redsRunning--
+				j.redsRunning -= e.n
 			} else {
-				j.mapsRunning--
+				j.mapsRunning -= e.n
 			}
 			if j.mapsLeft+j.mapsRunning+j.redsLeft+j.redsRunning == 0 {
 				j.done = true
 				finish[j.idx] = now
 				free[j.amPool]++
-				use(j.Queue, pools[j.amPool].Partition, -1)
-				active[j.Queue] = slices.DeleteFunc(active[j.Queue], func(x *job) bool { return x == j })
+				q.used[poolPart[j.amPool]]--
+				q.active = slices.DeleteFunc(q.active, func(x *job) bool { return x == j })
 			}
 		}
 		// Events at the same instant are applied before slots are handed out.
-		if ev.Len() > 0 && ev[0].at == now {
+		if len(ev) > 0 && ev[0].at == now {
 			continue
 		}
 		schedule(now)
@@ -275,24 +324,101 @@ func Run(pools []Pool, jobs []Job, cfg Config, rate Rate) Result {
 	return res
 }
 
+// partitions names every partition a pool or a queue's home mentions
+// (the default, "", always), by index.
+type partitions struct {
+	names     []string
+	index     map[string]int
+	exclusive []bool
+	def       int // the default partition's index
+}
+
+func newPartitions(pools []Pool, cfg Config) partitions {
+	p := partitions{index: map[string]int{}}
+	add := func(name string) {
+		if _, ok := p.index[name]; !ok {
+			p.index[name] = len(p.names)
+			p.names = append(p.names, name)
+			p.exclusive = append(p.exclusive, cfg.Exclusive[name])
+		}
+	}
+	add("")
+	for _, pl := range pools {
+		add(pl.Partition)
+	}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Queues)) {
+		add(cfg.Queues[name].Home)
+	}
+	p.def = p.index[""]
+	return p
+}
+
+// queue is one leaf as the replay runs it: its place in cfg by partition
+// index, the slots it holds and its submitted, unfinished jobs in arrival
+// order.
+type queue struct {
+	home   int
+	guar   []float64 // share of each partition (0..1)
+	max    []float64
+	hasMax []bool
+	used   []int
+	active []*job
+}
+
+// newQueues are the jobs' queues in name order (the order ties go by),
+// and each job's queue's index.
+func newQueues(jobs []Job, cfg Config, parts partitions) ([]*queue, []int) {
+	names := map[string]bool{}
+	for _, j := range jobs {
+		names[j.Queue] = true
+	}
+	sorted := slices.Sorted(maps.Keys(names))
+	idx := map[string]int{}
+	out := make([]*queue, len(sorted))
+	for i, name := range sorted {
+		idx[name] = i
+		c := cfg.Queues[name] // the zero Queue where cfg does not list it
+		q := &queue{home: parts.index[c.Home], guar: make([]float64, len(parts.names)), max: make([]float64, len(parts.names)),
+			hasMax: make([]bool, len(parts.names)), used: make([]int, len(parts.names))}
+		for pi, pn := range parts.names {
+			q.guar[pi] = c.Guarantee[pn]
+			q.max[pi], q.hasMax[pi] = c.Max[pn]
+		}
+		out[i] = q
+	}
+	of := make([]int, len(jobs))
+	for i, j := range jobs {
+		of[i] = idx[j.Queue]
+	}
+	return out, of
+}
+
+// wants: the job can take a slot now (its AM, a map, or, once its maps
+// are done, a reduce).
+func (j *job) wants() bool {
+	if !j.amUp || j.mapsLeft > 0 {
+		return true
+	}
+	return j.mapsRunning == 0 && j.redsLeft > 0
+}
+
 // pick chooses the queue and job that take a free slot of partition part:
 // the partition's own queues first, furthest under their guarantee
 // (used/guaranteed; none guaranteed last, fewest used first), up to their
 // ceiling; then, if the partition lends (not exclusive, not the default),
 // the default partition's queues the same way.
-func pick(part string, active map[string][]*job, used map[string]map[string]int, total map[string]int,
-	queueOf func(string) Queue, exclusive map[string]bool, wants func(*job) bool) (string, *job) {
-	best := func(home string) (string, *job) {
-		bq, bj := "", (*job)(nil)
+func pick(part int, parts partitions, queues []*queue, total []int) (*queue, *job) {
+	best := func(home int) (*queue, *job) {
+		var bq *queue
+		var bj *job
 		bScore := math.Inf(1)
-		for _, q := range sortedKeys(active) {
-			cfg := queueOf(q)
-			if cfg.Home != home {
+		for _, q := range queues {
+			if q.home != home {
 				continue
 			}
 			var first *job
-			for _, j := range active[q] {
-				if wants(j) {
+			for _, j := range q.active {
+				if j.wants() {
 					first = j
 					break
 				}
@@ -300,12 +426,12 @@ func pick(part string, active map[string][]*job, used map[string]map[string]int,
 			if first == nil {
 				continue
 			}
-			u := float64(used[q][part])
+			u := float64(q.used[part])
 			t := float64(total[part])
-			if max, ok := cfg.Max[part]; ok && home == part && u+1 > max*t+1e-9 {
+			if q.hasMax[part] && home == part && u+1 > q.max[part]*t+1e-9 {
 				continue
 			}
-			g := cfg.Guarantee[part] * t
+			g := q.guar[part] * t
 			if home != part {
 				g = 0 // a guest's guarantee is in its own partition
 			}
@@ -322,17 +448,8 @@ func pick(part string, active map[string][]*job, used map[string]map[string]int,
 	if q, j := best(part); j != nil {
 		return q, j
 	}
-	if part != "" && !exclusive[part] {
-		return best("")
+	if part != parts.def && !parts.exclusive[part] {
+		return best(parts.def)
 	}
-	return "", nil
-}
-
-func sortedKeys(m map[string][]*job) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return nil, nil
 }

@@ -110,3 +110,31 @@ func TestFromTreeModes(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRun is one replay of a busy day: 500 jobs of 10–310 maps in 5
+// queues on 4,000 default slots and 1,200 labelled ones (the replay
+// strategy runs it per candidate and per draw of the day, hundreds of
+// times an hour). go test ./deadline/replay -bench Run -run '^$'
+func BenchmarkRun(b *testing.B) {
+	pools := []Pool{{"", "cpu", 4000}, {"gpu", "gpu", 400}, {"ssd", "ssd", 800}}
+	cfg := Config{Queues: map[string]Queue{}}
+	var jobs []Job
+	for q := 0; q < 5; q++ {
+		name := string(rune('a' + q))
+		cfg.Queues[name] = Queue{Guarantee: map[string]float64{"": 0.2, "gpu": 0.2, "ssd": 0.2}, Max: map[string]float64{"": 1, "gpu": 1, "ssd": 1}}
+	}
+	for i := 0; i < 500; i++ {
+		jobs = append(jobs, Job{Queue: string(rune('a' + i%5)), Class: string(rune('a' + i%5)), Submit: time.Duration(i*172) * time.Second,
+			Maps: 10 + (i*37)%300, Reduces: 2, MapWork: 60, ReduceSeconds: 30})
+	}
+	rate := func(class, typ string) float64 {
+		if typ == "gpu" {
+			return 3
+		}
+		return 1
+	}
+	b.ResetTimer()
+	for range b.N {
+		Run(pools, jobs, cfg, rate)
+	}
+}
