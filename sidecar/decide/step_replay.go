@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -57,6 +58,11 @@ const (
 	// replayOtherDays is how many other draws of the history's day
 	// (replay.OtherDays) a candidate is judged on besides the day itself.
 	replayOtherDays = 8
+	// replayPooled is how many candidates, the best on the history's own
+	// day, are replayed on the other days too: every candidate on every
+	// day took 5.5 minutes an hour for 20 leaves and 3,000 jobs a day on
+	// two cores (a throwaway timing, BENCHMARKS.md).
+	replayPooled = 8
 	// replayDayMargin is how much slower (a share) a class may be on any
 	// one of those days: the harm goal's 5% (issue 32).
 	replayDayMargin = 0.05
@@ -131,16 +137,13 @@ func (st replayPlanStep) Run(s *decideState) error {
 		base.each = append(base.each, replay.Run(pools, d, replayConfig(s.Tree, admin, nil, exclusive), rate))
 	}
 	base.days = replay.Pooled(base.each...)
-	// judge replays c on the history's day and, only if no class is
-	// slower there, on the other days (most candidates fail on the first:
-	// a day's replay of a busy cluster takes a fifth of a second); ok
-	// false: some class is predicted slower (replayJudged.harms).
-	judge := func(c *replayCandidate) (r replayJudged, ok bool) {
+	// onDay replays c on the history's own day; onOtherDays adds the other
+	// draws and says whether c passes (replayJudged.harms).
+	onDay := func(c *replayCandidate) replay.Result {
+		return replay.Run(pools, days[0], replayConfig(s.Tree, admin, c, exclusive), rate)
+	}
+	onOtherDays := func(c *replayCandidate, first replay.Result) (r replayJudged, ok bool) {
 		cfg := replayConfig(s.Tree, admin, c, exclusive)
-		first := replay.Run(pools, days[0], cfg, rate)
-		if harms(first, base.each[0], 0) {
-			return replayJudged{}, false
-		}
 		r.each = []replay.Result{first}
 		for _, d := range days[1:] {
 			r.each = append(r.each, replay.Run(pools, d, cfg, rate))
@@ -153,7 +156,9 @@ func (st replayPlanStep) Run(s *decideState) error {
 	if held != nil {
 		// The choice held stays unless another is predicted better than it
 		// by the same margin; it is itself judged again on today's jobs.
-		if r, ok := judge(held); ok {
+		if first := onDay(held); harms(first, base.each[0], 0) {
+			held = nil
+		} else if r, ok := onOtherDays(held, first); ok {
 			bestMean = math.Min(bestMean, r.MeanAll()*(1-replayMinGain))
 		} else {
 			held = nil
@@ -163,17 +168,37 @@ func (st replayPlanStep) Run(s *decideState) error {
 	if held != nil {
 		why = fmt.Sprintf("replay: %s held (no candidate predicted 2%% better than it)", held.Name)
 	}
-	// The best candidate; of those predicted within half a percent of it,
-	// the one that moves the admin's shares least.
-	var ok []judgedCandidate
-	least := math.Inf(1)
+	// Every candidate is replayed on the history's day; of those that slow
+	// no class there, the replayPooled best are replayed on the other
+	// days too. The best of those that pass; of those predicted within
+	// half a percent of it, the one that moves the admin's shares least.
+	var firsts []judgedCandidate
+	var firstDays []replay.Result
 	unmeasured := unmeasuredRoutes(jobs, s.Rates, s.Parts)
 	for _, c := range replayCandidates(s.Tree, admin, s.Parts) {
 		if routesUnmeasured(c, unmeasured) {
 			continue
 		}
-		if r, passes := judge(&c); passes {
-			ok = append(ok, judgedCandidate{c, r.MeanAll()})
+		if first := onDay(&c); !harms(first, base.each[0], 0) {
+			firsts = append(firsts, judgedCandidate{c, first.MeanAll()})
+			firstDays = append(firstDays, first)
+		}
+	}
+	order := make([]int, len(firsts))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if c := cmp.Compare(firsts[a].mean, firsts[b].mean); c != 0 {
+			return c
+		}
+		return strings.Compare(firsts[a].c.Name, firsts[b].c.Name)
+	})
+	var ok []judgedCandidate
+	least := math.Inf(1)
+	for _, i := range order[:min(len(order), replayPooled)] {
+		if r, passes := onOtherDays(&firsts[i].c, firstDays[i]); passes {
+			ok = append(ok, judgedCandidate{firsts[i].c, r.MeanAll()})
 			least = math.Min(least, r.MeanAll())
 		}
 	}
