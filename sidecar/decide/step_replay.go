@@ -25,7 +25,10 @@ import (
 // admin's proportions), or two leaves with half each. A candidate is
 // chosen only if the replay predicts the mean completion at least
 // replayMinGain better than the admin's configuration and no class slower
-// than under it; otherwise the admin's configuration stays. The choice is
+// than under it, on the history's own day and, for the replayPooled best
+// candidates there, on replayOtherDays other draws of that day
+// (replay.OtherDays; replayJudged.harms says how they are read);
+// otherwise the admin's configuration stays. The choice is
 // held for Every, and replaced only by one predicted replayMinGain better
 // than it: no change undoes one within the hour unless the replay of the
 // same jobs says it gains.
