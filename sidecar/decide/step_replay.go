@@ -38,7 +38,7 @@ import (
 // -heldout-labels): tuning clusters 1–60, three run seeds each, 0/60
 // clusters with a class >5% slower than stock, 3/60 >2%, 0.801× stock,
 // 1.135× the best static, reversals 0.45 per queue-hour in the worst
-// queue; held-out 1001–1030 3/30, 3/30, 0.819×, 1.155×, 0.43 (the PS
+// queue; held-out 1001–1030 3/30, 3/30, 0.820×, 1.156×, 0.43 (the PS
 // strategy, before absolute trees were read right: 7/30, 10/30, 0.791×,
 // 1.086×, 13.01). It finds no route the history cannot measure: on the
 // shipped scenarios, whose GPU classes never ran on the GPU partitions
