@@ -151,7 +151,7 @@ func ParseTree(c Conf) (*Tree, error) {
 		t.Labels = append(t.Labels, l)
 	}
 	sort.Strings(t.Labels)
-	t.derive(t.Root)
+	t.derive(t.Root, nil)
 	return t, nil
 }
 
@@ -161,12 +161,12 @@ func ParseTree(c Conf) (*Tree, error) {
 // (ok false: unknown, left 0): the RM's effective absoluteCapacity, or the
 // queue's configured memory over the partition's.
 func (t *Tree) ResolveAbsolute(share func(q *Queue, label string) (float64, bool)) {
-	t.absShare = share
-	t.derive(t.Root)
+	t.derive(t.Root, share)
 }
 
-// derive fills AbsCapacity and AbsMaxCapacity top-down.
-func (t *Tree) derive(q *Queue) {
+// derive fills AbsCapacity and AbsMaxCapacity top-down; absShare, when
+// set, answers for absolute-resource queues (ResolveAbsolute).
+func (t *Tree) derive(q *Queue, absShare func(q *Queue, label string) (float64, bool)) {
 	if q.Parent == nil {
 		for _, l := range t.Labels {
 			q.AbsCapacity[l], q.AbsMaxCapacity[l] = 1, 1
@@ -189,8 +189,8 @@ func (t *Tree) derive(q *Queue) {
 				c.AbsCapacity[l] = pAbs * v.Percent / 100
 			case v.Mode == ModeWeight && weightSum > 0:
 				c.AbsCapacity[l] = pAbs * v.Weight / weightSum
-			case v.Mode == ModeAbsolute && t.absShare != nil:
-				c.AbsCapacity[l], _ = t.absShare(c, l)
+			case v.Mode == ModeAbsolute && absShare != nil:
+				c.AbsCapacity[l], _ = absShare(c, l)
 			default:
 				c.AbsCapacity[l] = 0
 			}
@@ -205,7 +205,7 @@ func (t *Tree) derive(q *Queue) {
 		}
 	}
 	for _, c := range q.Children {
-		t.derive(c)
+		t.derive(c, absShare)
 	}
 }
 

@@ -72,8 +72,6 @@ type Tree struct {
 	ByPath map[string]*Queue
 	// Labels are the partitions the tree's capacities mention, plus "".
 	Labels []string
-	// absShare resolves absolute-resource queues (ResolveAbsolute).
-	absShare func(q *Queue, label string) (float64, bool)
 }
 
 // QueueUpdate is one add-queue or update-queue entry: a full queue path and
