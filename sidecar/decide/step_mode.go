@@ -110,15 +110,8 @@ func parentResources(s *decideState, parent *schedconf.Queue, part string) (int6
 		total.mem, total.vc = p.Total.MemoryMB, p.Total.VCores
 	}
 	if parent.Parent == nil {
-		var sum struct{ mem, vc int64 }
-		for _, c := range parent.Children {
-			if v, ok := c.Capacity[part]; ok && v.Mode == schedconf.ModeAbsolute {
-				sum.mem += v.Absolute["memory"]
-				sum.vc += v.Absolute["vcores"]
-			}
-		}
-		if sum.mem > 0 {
-			return sum.mem, sum.vc
+		if mem, vc := parent.ChildrenAbsolute(part); mem > 0 {
+			return mem, vc
 		}
 		return total.mem, total.vc
 	}

@@ -237,12 +237,7 @@ func (q *Queue) ShareOfParent(p string) float64 {
 		if pv, ok := q.Parent.Capacity[p]; ok && pv.Mode == ModeAbsolute && pv.Absolute["memory"] > 0 {
 			return 100 * float64(v.Absolute["memory"]) / float64(pv.Absolute["memory"])
 		}
-		var sum int64
-		for _, c := range q.Parent.Children {
-			if cv, ok := c.Capacity[p]; ok && cv.Mode == ModeAbsolute {
-				sum += cv.Absolute["memory"]
-			}
-		}
+		sum, _ := q.Parent.ChildrenAbsolute(p)
 		if sum == 0 {
 			return 0
 		}
@@ -275,4 +270,17 @@ func (q *Queue) CanUse(label string) bool {
 		}
 	}
 	return false
+}
+
+// ChildrenAbsolute is what the queue's absolute-resource children are
+// configured with together in partition p (memory MB and vcores): what
+// they divide when the queue itself has no absolute value (root).
+func (q *Queue) ChildrenAbsolute(p string) (memory, vcores int64) {
+	for _, c := range q.Children {
+		if cv, ok := c.Capacity[p]; ok && cv.Mode == ModeAbsolute {
+			memory += cv.Absolute["memory"]
+			vcores += cv.Absolute["vcores"]
+		}
+	}
+	return memory, vcores
 }
