@@ -224,7 +224,6 @@ func Run(pools []Pool, jobs []Job, cfg Config, rate Rate) Result {
 	for i, p := range pools {
 		poolPart[i] = parts.index[p.Partition]
 	}
-	// schedule hands out free slots until no queue can take one.
 	// started counts the tasks one schedule call starts per job, pool and
 	// kind: they end at the same instant, so they are one event (a wave of
 	// a job's maps was as many events, the replay's main cost).
@@ -240,6 +239,7 @@ func Run(pools []Pool, jobs []Job, cfg Config, rate Rate) Result {
 		}
 		started[k]++
 	}
+	// schedule hands out free slots until no queue can take one.
 	schedule := func(now float64) {
 		for {
 			progressed := false

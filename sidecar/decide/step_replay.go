@@ -177,33 +177,32 @@ func (st replayPlanStep) Run(s *decideState) error {
 	// no class there, the replayPooled best are replayed on the other
 	// days too. The best of those that pass; of those predicted within
 	// half a percent of it, the one that moves the admin's shares least.
-	var firsts []judgedCandidate
-	var firstDays []replay.Result
+	type onTheDay struct {
+		c    replayCandidate
+		day  replay.Result
+		mean float64
+	}
+	var firsts []onTheDay
 	unmeasured := unmeasuredRoutes(jobs, s.Rates, s.Parts)
 	for _, c := range replayCandidates(s.Tree, admin, s.Parts) {
 		if routesUnmeasured(c, unmeasured) {
 			continue
 		}
 		if first := onDay(&c); !harms(first, base.each[0], 0) {
-			firsts = append(firsts, judgedCandidate{c, first.MeanAll()})
-			firstDays = append(firstDays, first)
+			firsts = append(firsts, onTheDay{c, first, first.MeanAll()})
 		}
 	}
-	order := make([]int, len(firsts))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		if c := cmp.Compare(firsts[a].mean, firsts[b].mean); c != 0 {
+	slices.SortStableFunc(firsts, func(a, b onTheDay) int {
+		if c := cmp.Compare(a.mean, b.mean); c != 0 {
 			return c
 		}
-		return strings.Compare(firsts[a].c.Name, firsts[b].c.Name)
+		return strings.Compare(a.c.Name, b.c.Name)
 	})
 	var ok []judgedCandidate
 	least := math.Inf(1)
-	for _, i := range order[:min(len(order), replayPooled)] {
-		if r, passes := onOtherDays(&firsts[i].c, firstDays[i]); passes {
-			ok = append(ok, judgedCandidate{firsts[i].c, r.MeanAll()})
+	for _, f := range firsts[:min(len(firsts), replayPooled)] {
+		if r, passes := onOtherDays(&f.c, f.day); passes {
+			ok = append(ok, judgedCandidate{f.c, r.MeanAll()})
 			least = math.Min(least, r.MeanAll())
 		}
 	}
