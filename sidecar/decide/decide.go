@@ -104,6 +104,9 @@ type PSDecider struct {
 	recent recentDemand
 	// replayHeld is the replay strategy's choice between runs.
 	replayHeld replayChoice
+	// replaySpark is when each leaf last ran a Spark app (the replay
+	// strategy does not route those).
+	replaySpark sparkLeaves
 	// LendIdleNodes turns on the replay strategy's calibration lend
 	// (step_replay_lend.go): replay with safety.allow_node_label_changes.
 	LendIdleNodes bool

@@ -145,7 +145,7 @@ func (d *PSDecider) replaySteps(seen map[string]SeenValue) []decideStep {
 	return []decideStep{
 		slotsStep{},
 		ratesStep{ReadCost: d.ReadCost},
-		replayPlanStep{Jobs: d.Jobs, Seen: seen, Window: d.ReplayWindow, Every: d.ReplayEvery, Held: &d.replayHeld},
+		replayPlanStep{Jobs: d.Jobs, Seen: seen, Window: d.ReplayWindow, Every: d.ReplayEvery, Held: &d.replayHeld, Spark: d.replaySpark},
 		// After the plan: a route to the lent node's partition brings it back.
 		replayLendStep{Enabled: d.LendIdleNodes, Jobs: d.Jobs, Window: d.ReplayWindow, Lend: &d.replayLend, Held: &d.replayHeld, Every: d.ReplayEvery, TypeOf: d.Classifier.TypeOf},
 		guaranteeStep{Bands: d.Guarantees, Seen: seen},
@@ -187,6 +187,9 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	withAbsoluteShares(seen, tree, &snap)
 	if err := d.FirstSeen.Save(); err != nil {
 		return Decision{}, err
+	}
+	if d.replaySpark == nil {
+		d.replaySpark = sparkLeaves{}
 	}
 	if d.sent == nil {
 		d.sent = calibrations{}

@@ -13,6 +13,8 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/deadline/replay"
 	"github.com/yarn-sidecar/yarn-sidecar/progress"
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
+	"github.com/yarn-sidecar/yarn-sidecar/sparkobs"
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/cluster"
 	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
@@ -28,7 +30,10 @@ import (
 // than under it, on the history's own day and, for the replayPooled best
 // candidates there, on replayOtherDays other draws of that day
 // (replay.OtherDays; replayJudged.harms says how they are read);
-// otherwise the admin's configuration stays. The choice is
+// otherwise the admin's configuration stays. A leaf that ran Spark apps
+// within the window is not routed: the history's jobs are MapReduce's, so
+// the replay cannot judge what a route does to them (sparkLeaves). The
+// choice is
 // held for Every, and replaced only by one predicted replayMinGain better
 // than it: no change undoes one within the hour unless the replay of the
 // same jobs says it gains.
@@ -95,6 +100,8 @@ type replayPlanStep struct {
 	Window time.Duration
 	Every  time.Duration
 	Held   *replayChoice
+	// Spark is when each leaf last had a Spark app (nil: not tracked).
+	Spark sparkLeaves
 }
 
 func (replayPlanStep) Name() string { return "replay plan" }
@@ -104,6 +111,7 @@ func (st replayPlanStep) Run(s *decideState) error {
 		return nil
 	}
 	now := s.Snap.Time
+	st.Spark.observe(s.Snap, s.Tree)
 	every := st.Every
 	if every <= 0 {
 		every = DefaultReplayEvery
@@ -156,7 +164,13 @@ func (st replayPlanStep) Run(s *decideState) error {
 		r.days = replay.Pooled(r.each...)
 		return r, !r.harms(base)
 	}
+	// Spark apps are not in the history's jobs: a leaf that runs them is
+	// not routed, since the replay cannot say what a route does to them.
+	spark := st.Spark.since(now.Add(-window))
 	held := st.Held.cand
+	if held != nil && routesSpark(*held, spark) {
+		held = nil
+	}
 	bestMean := base.MeanAll() * (1 - replayMinGain)
 	if held != nil {
 		// The choice held stays unless another is predicted better than it
@@ -185,7 +199,7 @@ func (st replayPlanStep) Run(s *decideState) error {
 	var firsts []onTheDay
 	unmeasured := unmeasuredRoutes(jobs, s.Rates, s.Parts)
 	for _, c := range replayCandidates(s.Tree, admin, s.Parts) {
-		if routesUnmeasured(c, unmeasured) {
+		if routesUnmeasured(c, unmeasured) || routesSpark(c, spark) {
 			continue
 		}
 		if first := onDay(&c); !harms(first, base.each[0], 0) {
@@ -205,6 +219,9 @@ func (st replayPlanStep) Run(s *decideState) error {
 			ok = append(ok, judgedCandidate{f.c, r.MeanAll()})
 			least = math.Min(least, r.MeanAll())
 		}
+	}
+	if len(spark) > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("replay: %s ran Spark apps within the last %s, which the replay does not play back: not routed", strings.Join(slices.Sorted(maps.Keys(spark)), ", "), window))
 	}
 	if least < bestMean {
 		pick := leastMoved(ok, least, admin)
@@ -248,6 +265,50 @@ func unmeasuredRoutes(jobs []replay.Job, rates progress.Rates, parts []progress.
 		}
 	}
 	return out
+}
+
+// sparkLeaves is when each leaf last had a Spark app in the snapshot.
+// The history's jobs are MapReduce's (Spark's samples name no queue or
+// start), so the replay neither plays a Spark app back nor sees what a
+// route would do to one: issue 32's "where it cannot prove that, it does
+// less" for queues that mix the two (issue 36). Kept in memory: a
+// restarted daemon knows the Spark apps it has seen running since.
+type sparkLeaves map[string]time.Time
+
+func (l sparkLeaves) observe(snap cluster.Snapshot, tree *schedconf.Tree) {
+	if l == nil {
+		return
+	}
+	leafOf := map[string]string{}
+	for _, q := range tree.Leaves() {
+		leafOf[q.Path], leafOf[q.Name] = q.Path, q.Path
+	}
+	for _, a := range snap.Apps {
+		if q := leafOf[a.Queue]; q != "" && sparkobs.IsSpark(a) {
+			l[q] = snap.Time
+		}
+	}
+}
+
+// since are the leaves with a Spark app at or after t.
+func (l sparkLeaves) since(t time.Time) map[string]bool {
+	out := map[string]bool{}
+	for q, at := range l {
+		if !at.Before(t) {
+			out[q] = true
+		}
+	}
+	return out
+}
+
+// routesSpark: c routes a leaf that ran Spark apps.
+func routesSpark(c replayCandidate, spark map[string]bool) bool {
+	for _, l := range c.Routed {
+		if spark[l] {
+			return true
+		}
+	}
+	return false
 }
 
 // measuredRate is CR(typ, class) where the calibration measured one

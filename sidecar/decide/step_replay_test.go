@@ -134,6 +134,60 @@ func TestReplayPlanStepUnmeasuredClass(t *testing.T) {
 	}
 }
 
+// A leaf that runs Spark apps is not routed, even where its MapReduce
+// jobs gain: the history holds no Spark app to replay, so what the route
+// does to them is unknown. A held route to it goes at the next run; a
+// window after the last Spark app the leaf is judged as before.
+func TestReplayPlanStepLeavesSparkLeavesAlone(t *testing.T) {
+	spark := sparkLeaves{}
+	routed := func(s *decideState) bool {
+		ml := s.Targets["root.ml"]
+		return ml.DefaultLabelExpression != nil && *ml.DefaultLabelExpression == "gpu"
+	}
+	held := &replayChoice{}
+	s, recs := replayCluster(t, 3, true)
+	st := replayPlanStep{Jobs: func() []calibrate.JobRecord { return recs }, Held: held, Spark: spark}
+	if err := st.Run(s); err != nil {
+		t.Fatal(err)
+	}
+	if !routed(s) {
+		t.Fatalf("without Spark: ml not routed; notes %v", s.Notes)
+	}
+	steps := []struct {
+		name      string
+		after     time.Duration
+		spark     bool
+		wantRoute bool
+	}{
+		{"a Spark app in ml: the held route goes at the next run", time.Hour, true, false},
+		{"the Spark app gone, within the window: still not routed", 2 * time.Hour, false, false},
+		{"a window after the last Spark app: routed again", 27 * time.Hour, false, true},
+	}
+	for _, c := range steps {
+		s, _ := replayCluster(t, 3, true)
+		s.Snap.Time = s.Snap.Time.Add(c.after)
+		if c.spark {
+			s.Snap.Apps = []cluster.App{{ID: "application_1_0001", Queue: "ml", Type: "SPARK", State: cluster.AppRunning}}
+		}
+		// The history moves with the clock: the same day's jobs before now.
+		shifted := make([]calibrate.JobRecord, len(recs))
+		for i, r := range recs {
+			r.Start = r.Start.Add(c.after)
+			shifted[i] = r
+		}
+		st.Jobs = func() []calibrate.JobRecord { return shifted }
+		if err := st.Run(s); err != nil {
+			t.Fatal(err)
+		}
+		if routed(s) != c.wantRoute {
+			t.Errorf("%s: ml routed %v, want %v; notes %v", c.name, routed(s), c.wantRoute, s.Notes)
+		}
+		if !c.wantRoute && !strings.Contains(strings.Join(s.Notes, " "), "root.ml ran Spark apps") {
+			t.Errorf("%s: notes %v, want the reason", c.name, s.Notes)
+		}
+	}
+}
+
 // The replay's tie-break never depends on the order candidates come in:
 // of those within half a percent of the best, the least moved; equal
 // moves go to the better mean, then to the name (tuning cluster 36, run
