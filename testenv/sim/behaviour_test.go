@@ -112,6 +112,59 @@ func TestPartitionExclusivity(t *testing.T) {
 	}
 }
 
+// A default-partition request takes a non-exclusive partition's idle node
+// only after missing as many scheduling opportunities as the cluster has
+// nodes since its last container in the default partition
+// (RegularContainerAllocator.preCheckForNodeCandidateSet, doAllocation);
+// requests naming the node's partition are not held back.
+func TestNonPartitionedFirst(t *testing.T) {
+	c := &Cluster{schedNodes: 3}
+	def, gpu := &node{label: ""}, &node{label: "gpu"}
+	cases := []struct {
+		name     string
+		n        *node
+		borrowed bool
+		want     bool
+		count    int
+	}{
+		{"a default node: taken, counted", def, false, true, 1},
+		{"a lent node, 2 missed: skipped", gpu, true, false, 2},
+		{"a lent node, 3 missed (the node count): taken", gpu, true, true, 3},
+		{"the node's own partition's request: not counted", gpu, false, true, 3},
+		{"a lent node again: still past the count", gpu, true, true, 4},
+	}
+	a := &app{}
+	for _, k := range cases {
+		if got := c.nonPartitionedFirst(a, k.n, k.borrowed); got != k.want || a.missedNonPartitioned != k.count {
+			t.Errorf("%s: %v with %d missed, want %v with %d", k.name, got, a.missedNonPartitioned, k.want, k.count)
+		}
+	}
+}
+
+// No AM runs on a node lent from a non-exclusive partition: the RM does not
+// place AMs in IGNORE_PARTITION_EXCLUSIVITY mode.
+func TestNoAMOnALentNode(t *testing.T) {
+	var jobs strings.Builder
+	for i := 0; i < 8; i++ {
+		jobs.WriteString("  - {at: " + time.Duration(10+i).String() + ", name: j" + string(rune('a'+i)) + ", class: c, queue: a, maps: 12, reduces: 0}\n")
+	}
+	c := small(t, false, equalQueues, jobs.String())
+	lent := 0
+	watch(t, c, func() {
+		for _, a := range c.apps {
+			if a.amNode != nil && a.amNode.label != "" {
+				t.Fatalf("app %s's AM runs on %s (partition %s)", a.name, a.amNode.host, a.amNode.label)
+			}
+		}
+		for _, m := range c.ContainersByType() {
+			lent += m["gpu"]
+		}
+	})
+	if lent == 0 {
+		t.Error("the idle gpu partition was never lent: the test shows nothing")
+	}
+}
+
 // A lone queue grows past its capacity up to its maximum-capacity, never
 // beyond (elasticity, CapacityScheduler.md).
 func TestElasticityUpToMaximumCapacity(t *testing.T) {

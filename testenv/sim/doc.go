@@ -10,7 +10,10 @@
 // re-initialises the queues as the RM does); per node-label partition
 // guaranteed capacity and elastic borrowing up to maximum-capacity;
 // exclusive partitions (only requests naming the label) and non-exclusive
-// ones (idle resources lent to default-partition requests); the request's
+// ones (idle resources lent to default-partition requests, never for an
+// AM, and only to a request that has missed as many scheduling
+// opportunities as the cluster has nodes since its last default-partition
+// container: RegularContainerAllocator's non-partitioned-first rule); the request's
 // partition re-read from the queue's default-node-label-expression at every
 // allocation (SchedulerUtils.normalizeNodeLabelExpressionInRequest);
 // allocation on node heartbeats (1 s), parents ordering children by

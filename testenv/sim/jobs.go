@@ -38,13 +38,17 @@ type app struct {
 	mapsDone, reducesDone int
 	lastMapFinish         time.Time
 	missed                int // scheduling opportunities missed for locality
-	allocated             rmweb.Resource
-	containers            int
-	mapSize               rmweb.Resource
-	inputPath             string
-	memSeconds, vcoreSec  float64
-	gpuSec                float64
-	conf                  map[string]string
+	// missedNonPartitioned counts the app's requests checked against a
+	// node since its last container in the default partition
+	// (nonPartitionedFirst).
+	missedNonPartitioned int
+	allocated            rmweb.Resource
+	containers           int
+	mapSize              rmweb.Resource
+	inputPath            string
+	memSeconds, vcoreSec float64
+	gpuSec               float64
+	conf                 map[string]string
 	// preempted counts what preemption took (the RM app's preempted* fields).
 	preempted preemptedTotals
 	// nextSpeculate is when the speculator may next add an attempt.
@@ -276,6 +280,9 @@ func (c *Cluster) startAttempt(a *app, t *task, n *node, locality string) {
 	}
 	t.state = "RUNNING"
 	c.allocate(a, n, at.size)
+	if n.label == "" {
+		a.missedNonPartitioned = 0
+	}
 	speed := c.sc.SpeedAt(n.typ, a.class, c.now.Sub(c.start))
 	noise := func() float64 { return math.Exp(c.sc.NoiseSigma * c.rng.NormFloat64()) }
 	if t.typ == "MAP" {

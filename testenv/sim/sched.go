@@ -159,7 +159,9 @@ func (c *Cluster) tryApp(a *app, n *node, total rmweb.Resource, delay, rackDelay
 	p := n.label
 	free := n.free()
 	if a.amPending {
-		if !c.fits(free, amResource) || !c.withinMax(a.queue, p, amResource, total, borrowed) {
+		// No AM on a node lent in IGNORE_PARTITION_EXCLUSIVITY mode
+		// (RegularContainerAllocator: preempting it would be painful).
+		if borrowed || !c.fits(free, amResource) || !c.withinMax(a.queue, p, amResource, total, borrowed) {
 			return false
 		}
 		q := c.tree.ByPath[a.queue]
@@ -180,6 +182,9 @@ func (c *Cluster) tryApp(a *app, n *node, total rmweb.Resource, delay, rackDelay
 		return c.trySparkExecutor(a, n, total, borrowed)
 	}
 	if !a.running || !c.fits(free, a.mapSize) || !c.withinMax(a.queue, p, a.mapSize, total, borrowed) {
+		return false
+	}
+	if !c.nonPartitionedFirst(a, n, borrowed) {
 		return false
 	}
 	if len(a.pendingMaps) > 0 {
@@ -216,6 +221,25 @@ func (c *Cluster) tryApp(a *app, n *node, total rmweb.Resource, delay, rackDelay
 		}
 	}
 	return false
+}
+
+// nonPartitionedFirst is RegularContainerAllocator's rule that a request
+// of the default partition goes to default-partition nodes first
+// (preCheckForNodeCandidateSet): every check of such a request against a
+// node counts a missed opportunity, before locality is looked at; on a
+// non-exclusive partition's idle node (IGNORE_PARTITION_EXCLUSIVITY) the
+// request is skipped until it has missed as many as the cluster has nodes
+// (getNumClusterNodes); a container on a default-partition node resets the
+// count (doAllocation). So an app takes a lent node only when the default
+// partition has had nothing for it for a while, whatever
+// rack-locality-full-reset says. One count per app, where Hadoop keeps one
+// per scheduler key (maps, reduces): the two share it here.
+func (c *Cluster) nonPartitionedFirst(a *app, n *node, borrowed bool) bool {
+	if n.label != "" && !borrowed {
+		return true // a request naming the node's own partition
+	}
+	a.missedNonPartitioned++
+	return !borrowed || a.missedNonPartitioned >= c.schedNodes
 }
 
 func firstPending(a *app, idxs []int) (int, bool) {

@@ -200,6 +200,9 @@ func (c *Cluster) trySparkExecutor(a *app, n *node, total rmweb.Resource, borrow
 	if !a.running || s.wanted() == 0 || !c.fits(n.free(), s.execSize) || !c.withinMax(a.queue, n.label, s.execSize, total, borrowed) {
 		return false
 	}
+	if !c.nonPartitionedFirst(a, n, borrowed) {
+		return false
+	}
 	e := &executor{id: fmt.Sprint(len(s.executors) + 1), seq: len(s.executors) + 2, node: n, cores: s.execSize.VCores, gpus: s.execSize.GPUs,
 		add: c.now, up: c.now.Add(executorStartup)}
 	if n.total.GPUs == 0 {
@@ -207,6 +210,9 @@ func (c *Cluster) trySparkExecutor(a *app, n *node, total rmweb.Resource, borrow
 	}
 	s.executors = append(s.executors, e)
 	c.allocate(a, n, s.execSize)
+	if n.label == "" {
+		a.missedNonPartitioned = 0
+	}
 	ev := c.schedule(e.up, evSparkExecutorUp, 0, nil)
 	ev.app = a
 	return true
