@@ -58,8 +58,8 @@ func (m *amCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.h.ServeHTTP(w, r)
 }
 
-// TestObserveJobBudget: over two cycles on a mini cluster running 8
-// MapReduce apps, observe sends no more AM requests than the budget (a
+// TestObserveJobBudget: over two cycles on a mini cluster running at
+// least 8 MapReduce apps, observe sends no more AM requests than the budget (a
 // job's first read costs three: its conf too), reads the apps it never
 // read first, marks the others, reads each job's conf once for its map
 // size, and still falls back to JobHistory for an app whose AM is gone.
@@ -71,11 +71,14 @@ func TestObserveJobBudget(t *testing.T) {
 		wantFresh        [2]int // per cycle
 		wantAM           [2]int64
 		wantMinEstimated int // first cycle
+		everyApp         bool
 	}{
 		{name: "budget of 6 requests: 2 new jobs a cycle (job, tasks, conf)", budget: 6, wantFresh: [2]int{2, 2}, wantAM: [2]int64{6, 6}, wantMinEstimated: 6},
 		{name: "budget of 7 requests: the seventh buys no job", budget: 7, wantFresh: [2]int{2, 2}, wantAM: [2]int64{6, 6}, wantMinEstimated: 6},
-		{name: "no bound: every job, 3 requests each the first time", budget: -1, wantFresh: [2]int{8, -1}, wantAM: [2]int64{24, -1}},
-		{name: "an app whose AM is gone: JobHistory, two AM requests (job, conf)", budget: -1, goneAM: true, wantFresh: [2]int{8, -1}, wantAM: [2]int64{23, -1}},
+		// everyApp: wantFresh is every running app and wantAM three
+		// requests each (less one for the app whose AM is gone).
+		{name: "no bound: every job, 3 requests each the first time", budget: -1, everyApp: true, wantAM: [2]int64{0, -1}},
+		{name: "an app whose AM is gone: JobHistory, two AM requests (job, conf)", budget: -1, goneAM: true, everyApp: true, wantAM: [2]int64{-1, -1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, err := sim.LoadScenario("data-heavy")
@@ -86,7 +89,9 @@ func TestObserveJobBudget(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c.RunUntil(c.Now().Add(5 * time.Minute))
+			// 18 minutes in, 12 apps run (AMs only in the default
+			// partition, as the RM places them).
+			c.RunUntil(c.Now().Add(18 * time.Minute))
 			cls := sc.Classes[0] // both of data-heavy's classes take the default map size
 			wantMap := cluster.Resource{MemoryMB: cls.MapMemoryMB, VCores: cls.MapVCores, GPUs: cls.MapGPUs}
 			m := &amCounter{h: c.Handler()}
@@ -97,6 +102,15 @@ func TestObserveJobBudget(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
+			if running, err := client.Apps(ctx, "RUNNING"); err != nil || len(running) < 8 {
+				t.Fatalf("apps: %v; %d running, want at least 8 for the budgets to bind", err, len(running))
+			} else if tc.everyApp {
+				tc.wantFresh[0] = len(running)
+				tc.wantAM[0] = int64(3 * len(running))
+				if tc.goneAM {
+					tc.wantAM[0]--
+				}
+			}
 			if tc.goneAM {
 				apps, err := client.Apps(ctx, "RUNNING")
 				if err != nil || len(apps) == 0 {
