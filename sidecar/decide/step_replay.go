@@ -33,19 +33,19 @@ import (
 // otherwise the admin's configuration stays. A leaf that ran Spark apps
 // within the window is not routed: the history's jobs are MapReduce's, so
 // the replay cannot judge what a route does to them (sparkLeaves). The
-// choice is
-// held for Every, and replaced only by one predicted replayMinGain better
-// than it: no change undoes one within the hour unless the replay of the
-// same jobs says it gains.
+// choice is held for Every, and replaced only by one predicted
+// replayMinGain better than it: no change undoes one within the hour
+// unless the replay of the same jobs says it gains.
 //
 // Measured (go run ./testenv/bench -only heldout [-heldout-tuning
 // -heldout-n 60] -heldout-runs 3 -heldout-strategy replay
-// -heldout-labels): tuning clusters 1–60, three run seeds each, 0/60
-// clusters with a class >5% slower than stock, 3/60 >2%, 0.801× stock,
-// 1.135× the best static, reversals 0.45 per queue-hour in the worst
-// queue; held-out 1001–1030 3/30, 3/30, 0.820×, 1.156×, 0.43 (the PS
-// strategy, before absolute trees were read right: 7/30, 10/30, 0.791×,
-// 1.086×, 13.01). It finds no route the history cannot measure: on the
+// -heldout-labels), on the mini cluster with the RM's
+// non-partitioned-first rule: tuning clusters 1–60, three run seeds each,
+// 0/60 clusters with a class >5% slower than stock, 2/60 >2%, 0.788×
+// stock, 1.319× the best static, reversals 0.25 per queue-hour in the
+// worst queue; held-out 1001–1030 2/30, 3/30, 0.786×, 1.183×, 0.42 (the
+// PS strategy: 6/30, 11/30, 0.784×, 1.178×, 14.19; chance alone, stock
+// against stock with other luck: 4/30, 15/30). It finds no route the history cannot measure: on the
 // shipped scenarios, whose GPU classes never ran on the GPU partitions
 // under the admin's configuration, it keeps that configuration (1.00×
 // stock). A calibration probe (a nearly idle leaf sent there for five
