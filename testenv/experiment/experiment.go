@@ -140,8 +140,10 @@ type SidecarOptions struct {
 	// what its contract does not declare (sidecar/decide/step_contracts.go); the
 	// error reaches OnCycle.
 	CheckStepWrites bool
-	// Labels lets the sidecar lay out node-label partitions itself
-	// (safety.allow_node_label_changes; issue 17).
+	// Labels turns on safety.allow_node_label_changes: under the PS
+	// strategy the sidecar lays out node-label partitions itself (issue
+	// 17), under the replay strategy it lends a node (its only label
+	// change, as in the daemon).
 	Labels bool
 	// BlockMaps serves the scenario's HDFS through the mini NameNode and
 	// lets the sidecar read running jobs' block maps (issue 17).
@@ -187,6 +189,13 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 	if o.Strategy != "" {
 		c := *cfg
 		c.Plan.Strategy = o.Strategy
+		cfg = &c
+	}
+	if o.Labels && !cfg.Safety.AllowNodeLabelChanges {
+		// Labels is the admin's switch, assembled as the daemon reads it:
+		// the PS strategy lays out labels, the replay lends a node.
+		c := *cfg
+		c.Safety.AllowNodeLabelChanges = true
 		cfg = &c
 	}
 	sc := o.Scenario
@@ -406,11 +415,11 @@ func RunSidecar(scenario string, seed int64, o SidecarOptions) (Result, error) {
 		loop.Decider.(*sidecar.PSDecider).Outlooks = sl.Outlooks
 		loop.Decider.(*sidecar.PSDecider).SparkApps = sl.SparkApps
 	}
-	if o.Labels || cfg.Safety.AllowNodeLabelChanges {
+	if cfg.Safety.AllowNodeLabelChanges {
 		loop.Labels = &sidecar.LabelLayouter{Table: learner.Table, Classifier: classifier, ClassKey: calibrate.ClassKey(cfg.JobClass.By),
 			Sizer: sizer, Config: cfg.Labels, FirstSeen: firstSeen}
 		loop.LabelAPI = client
-		if !o.Labels && !cfg.RunsLabelLayout() {
+		if !cfg.RunsLabelLayout() {
 			loop.Labels = nil // as the daemon: the replay's label changes are its lend only
 		}
 	}
