@@ -45,7 +45,9 @@ import (
 // stock, 1.319× the best static, reversals 0.25 per queue-hour in the
 // worst queue; held-out 1001–1030 2/30, 3/30, 0.786×, 1.183×, 0.42 (the
 // PS strategy: 6/30, 11/30, 0.784×, 1.178×, 14.19; chance alone, stock
-// against stock with other luck: 4/30, 15/30). It finds no route the history cannot measure: on the
+// against stock with other luck: 4/30, 15/30); over six run seeds
+// (-heldout-runs 6) held-out 0/30, 2/30, 0.786×, 1.201×, 0.41, chance
+// alone 3/30, 7/30. It finds no route the history cannot measure: on the
 // shipped scenarios, whose GPU classes never ran on the GPU partitions
 // under the admin's configuration, it keeps that configuration (1.00×
 // stock). A calibration probe (a nearly idle leaf sent there for five
