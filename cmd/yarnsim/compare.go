@@ -35,7 +35,7 @@ func newCompareCmd() *cobra.Command {
 	fs.StringVarP(&f.output, "output", "o", "table", "output format: table or json")
 	fs.BoolVar(&f.secondDay, "second-day", false, "also run the sidecar's second day (history from a steered day)")
 	fs.StringVar(&f.strategy, "strategy", "", "the sidecar's plan.strategy: ps (the default) or replay")
-	fs.BoolVar(&f.labels, "allow-node-label-changes", false, "let the sidecar lay out node labels (safety.allow_node_label_changes; off by default)")
+	fs.BoolVar(&f.labels, "allow-node-label-changes", false, "safety.allow_node_label_changes: the sidecar lays out node labels (strategy ps) or lends a node to calibrate (strategy replay); off by default")
 	return cmd
 }
 
