@@ -159,8 +159,9 @@ func (c *Cluster) tryApp(a *app, n *node, total rmweb.Resource, delay, rackDelay
 	p := n.label
 	free := n.free()
 	if a.amPending {
-		// No AM on a node lent in IGNORE_PARTITION_EXCLUSIVITY mode
-		// (RegularContainerAllocator: preempting it would be painful).
+		// The RM places no AM on a node lent in
+		// IGNORE_PARTITION_EXCLUSIVITY mode (RegularContainerAllocator):
+		// the partition's own queues may take the node back.
 		if borrowed || !c.fits(free, amResource) || !c.withinMax(a.queue, p, amResource, total, borrowed) {
 			return false
 		}
