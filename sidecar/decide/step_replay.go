@@ -281,10 +281,7 @@ func (l sparkLeaves) observe(snap cluster.Snapshot, tree *schedconf.Tree) {
 	if l == nil {
 		return
 	}
-	leafOf := map[string]string{}
-	for _, q := range tree.Leaves() {
-		leafOf[q.Path], leafOf[q.Name] = q.Path, q.Path
-	}
+	leafOf := tree.LeafPaths()
 	for _, a := range snap.Apps {
 		if q := leafOf[a.Queue]; q != "" && sparkobs.IsSpark(a) {
 			l[q] = snap.Time
@@ -620,10 +617,7 @@ func replayRate(rates progress.Rates, parts []progress.PartitionSlots) replay.Ra
 // leaf's full path, each map's work at speed 1 from its attempts' times
 // and the rate of the node type each ran on.
 func replayJobs(tree *schedconf.Tree, recs []calibrate.JobRecord, from, to time.Time, rate replay.Rate) []replay.Job {
-	leafOf := map[string]string{}
-	for _, q := range tree.Leaves() {
-		leafOf[q.Path], leafOf[q.Name] = q.Path, q.Path
-	}
+	leafOf := tree.LeafPaths()
 	var out []replay.Job
 	for _, r := range recs {
 		q := leafOf[r.Queue]

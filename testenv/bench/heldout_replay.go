@@ -47,10 +47,7 @@ func replayPools(sc *sim.Scenario) []replay.Pool {
 // replayJobs are the warm-up day's jobs as the replay takes them, each in
 // its leaf's full path.
 func replayJobs(tree *schedconf.Tree, warm experiment.Result) []replay.Job {
-	leafOf := map[string]string{}
-	for _, q := range tree.Leaves() {
-		leafOf[q.Path], leafOf[q.Name] = q.Path, q.Path
-	}
+	leafOf := tree.LeafPaths()
 	start := warm.Jobs[0].Submit
 	for _, j := range warm.Jobs {
 		if j.Submit.Before(start) {

@@ -258,6 +258,17 @@ func (t *Tree) Leaves() []*Queue {
 	return out
 }
 
+// LeafPaths maps each leaf's full path and its short name to its path: the
+// RM lists an app's queue by its leaf name or its path (leaf names are
+// unique in the Capacity Scheduler).
+func (t *Tree) LeafPaths() map[string]string {
+	out := map[string]string{}
+	for _, q := range t.Leaves() {
+		out[q.Path], out[q.Name] = q.Path, q.Path
+	}
+	return out
+}
+
 // CanUse reports whether the queue may run containers in a partition: the
 // default partition always, a label when accessible-node-labels lists it or *.
 func (q *Queue) CanUse(label string) bool {
