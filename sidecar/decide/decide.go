@@ -107,6 +107,8 @@ type PSDecider struct {
 	// replaySpark is when each leaf last ran a Spark app (the replay
 	// strategy does not route those).
 	replaySpark sparkLeaves
+	// leafClasses is when each leaf last ran each class (routeClassesStep).
+	leafClasses leafClasses
 	// LendIdleNodes turns on the replay strategy's calibration lend
 	// (step_replay_lend.go): replay with safety.allow_node_label_changes.
 	LendIdleNodes bool

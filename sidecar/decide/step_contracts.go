@@ -23,7 +23,8 @@ import (
 //     deadline reservations; Polo, Malekimajd);
 //   - do no harm: no running class predicted slower than under the admin's
 //     own configuration by more than safety.harm_margin_percent (do no
-//     harm), the plan lends only what was idle (lend only idle), and
+//     harm), no route to where a class the queue ran is measured slower
+//     (route slows no class), the plan lends only what was idle (lend only idle), and
 //     calibration risks a bounded sample (PS plan);
 //   - stability: no move back within rate.reversal_hold (reversal hold),
 //     no move under rate.min_move_points (small moves; both off unless set);
@@ -95,6 +96,8 @@ var stepContracts = map[string]stepContract{
 		[]string{"Tree"}, []string{"Targets", "Notes"}},
 	"reversal hold": {"do not move a value back against its last change within the hold",
 		[]string{"Snap", "Tree", "Queues", "Deadlines", "Arriving", "Holding", "Urgent", "Restores"}, []string{"Targets", "Notes"}},
+	"route slows no class": {"keep a leaf home where a class it ran within the window is measured slower than in its admin's home",
+		[]string{"Snap", "Tree", "Parts", "Queues", "Rates", "Urgent"}, []string{"Targets", "Restores", "Notes"}},
 	"do no harm": {"cut the plan back until no running class is predicted slower than under the admin's configuration",
 		[]string{"Tree", "Parts", "Queues", "Rates", "Plan", "Deadlines", "Urgent", "Arriving", "Holding"}, []string{"Targets", "Notes"}},
 	"lend only idle": {"keep busy queues at the admin's guarantee; a route stands only where the partition's own queues leave slots idle",

@@ -118,6 +118,9 @@ func (d *PSDecider) steps(seen map[string]SeenValue) []decideStep {
 		reversalHoldStep{Moves: d.moves, Seen: seen, Hold: d.ReversalHold},
 		// Like the hold, it only moves targets back to live values.
 		smallMovesStep{Seen: seen, MinMove: d.MinMovePoints},
+		// After every step that sets a home: a route carries each class
+		// of the queue, not only those running now.
+		routeClassesStep{Seen: seen, Jobs: d.Jobs, Window: d.ReplayWindow, Ran: d.leafClasses},
 
 		// After the bands (a blend of in-band values stays in band),
 		// before the preemption steps (they only move toward live values):
@@ -190,6 +193,9 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	}
 	if d.replaySpark == nil {
 		d.replaySpark = sparkLeaves{}
+	}
+	if d.leafClasses == nil {
+		d.leafClasses = leafClasses{}
 	}
 	if d.sent == nil {
 		d.sent = calibrations{}

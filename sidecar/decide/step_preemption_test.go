@@ -230,7 +230,7 @@ func TestPreemptionStepInPipeline(t *testing.T) {
 		names = append(names, st.Name())
 	}
 	order := strings.Join(names, ",")
-	if !strings.Contains(order, "guarantee bands,reversal hold,small moves,do no harm,lend only idle,preemption,preemption shield,mode") {
+	if !strings.Contains(order, "guarantee bands,reversal hold,small moves,route slows no class,do no harm,lend only idle,preemption,preemption shield,mode") {
 		t.Fatalf("steps %s: want the preemption step between the bands and the mode", order)
 	}
 	w := newCutWorld()

@@ -32,16 +32,23 @@ func benchSparkCompare(o Options) ([]Row, error) {
 	stock := meanOver(runs.Stock, func(r experiment.Result) float64 { return meanJobTime(r).Seconds() })
 	side := meanOver(runs.Sidecar, func(r experiment.Result) float64 { return meanJobTime(r).Seconds() })
 	static := meanOver(runs.Static, func(r experiment.Result) float64 { return meanJobTime(r).Seconds() })
-	var slower []string
-	for _, class := range classesOf(runs.Sidecar[0]) {
-		f := func(r experiment.Result) float64 { return meanClassTime(r, class) }
-		if s, st := meanOver(runs.Sidecar, f), meanOver(runs.Stock, f); s > 1.02*st {
-			slower = append(slower, fmt.Sprintf("%s %.2f×", class, s/st))
+	slowerThanStock := func(rs []experiment.Result) []string {
+		var out []string
+		for _, class := range classesOf(rs[0]) {
+			f := func(r experiment.Result) float64 { return meanClassTime(r, class) }
+			if s, st := meanOver(rs, f), meanOver(runs.Stock, f); s > 1.02*st {
+				out = append(out, fmt.Sprintf("%s %.2f×", class, s/st))
+			}
 		}
+		return out
 	}
+	slower := slowerThanStock(runs.Sidecar)
+	// The best static judged as the sidecar is: where it slows a class
+	// too, the gain goals and the harm goal ask for different things.
+	staticSlower := slowerThanStock(runs.Static)
 	return append(rows, Row{Area: "spark", Name: fmt.Sprintf("spark-mixed (%d seeds): mean completion, sidecar vs stock and vs best static [%s]; classes >2%% slower than stock", len(runs.Sidecar), runs.StaticName),
 		Figure:   fmt.Sprintf("%.2f× stock, %.2f× best static; slower: %s", side/stock, side/static, orNone(strings.Join(slower, ", "))),
-		Baseline: fmt.Sprintf("stock %s, best static %s", dur(stock), dur(static)), Ratio: fmt.Sprintf("%.2f×", side/stock),
+		Baseline: fmt.Sprintf("stock %s, best static %s (its classes >2%% slower than stock: %s)", dur(stock), dur(static), orNone(strings.Join(staticSlower, ", "))), Ratio: fmt.Sprintf("%.2f×", side/stock),
 		Goal: "≤0.80× stock, ≤0.95× best static, none >2% slower"}), nil
 }
 
