@@ -103,8 +103,8 @@ func (p *finishPredictions) rows() []Row {
 			med = calibrate.Median(v)
 			worst = math.Max(worst, med)
 		}
-		parts = append(parts, fmt.Sprintf("%s %.1f%% (%d apps, %d unpredicted)", c, 100*med, len(v), p.none[c]))
+		parts = append(parts, fmt.Sprintf("%s %.2f%% (%d apps, %d unpredicted)", c, 100*med, len(v), p.none[c]))
 	}
 	return []Row{{Area: "spark", Name: "spark-mixed, seeds after the first (a day of history each): Spark apps' finish predicted once 20% of their tasks were done (median |error| / completion time, per class; unpredicted: a stage's task time not yet learned or no executor read)",
-		Figure: strings.Join(parts, "; "), Baseline: "actual finish", Ratio: fmt.Sprintf("worst class %.1f%%", 100*worst), Goal: "≤5% median every class"}}
+		Figure: strings.Join(parts, "; "), Baseline: "actual finish", Ratio: fmt.Sprintf("worst class %.2f%%", 100*worst), Goal: "≤5% median every class"}}
 }
