@@ -39,7 +39,11 @@ func StagesRemain(stages []OutlookStage, slots int) (remain time.Duration, logSp
 		k := float64(s.Tasks) - (waves-1)*float64(slots)
 		z := distuv.UnitNormal.Quantile((k - 0.375) / (k + 0.25))
 		last := math.Exp(s.LogSD * math.Max(z, 0))
-		w := waves - 1 + last - 0.5*math.Min(1, float64(s.Active)/float64(slots))
+		// The running tasks are the first wave's, half done on average:
+		// the share of that wave running is of the tasks it holds (all of
+		// them in a stage's last wave), not of the slots.
+		first := math.Min(float64(slots), float64(s.Tasks))
+		w := waves - 1 + last - 0.5*math.Min(1, float64(s.Active)/first)
 		remain += time.Duration(w * float64(s.Task))
 		spread += w * float64(s.Task) * s.LogSD
 	}

@@ -67,6 +67,8 @@ func TestStagesRemain(t *testing.T) {
 	}{
 		{"3 waves", []OutlookStage{{Tasks: 12, Task: 10 * time.Second}}, 4, 30 * time.Second, true},
 		{"running tasks half done", []OutlookStage{{Tasks: 12, Active: 4, Task: 10 * time.Second}}, 4, 25 * time.Second, true},
+		// The last wave: its 2 tasks run on 2 of 4 slots, half done.
+		{"last wave running, fewer tasks than slots", []OutlookStage{{Tasks: 2, Active: 2, Task: 10 * time.Second}}, 4, 5 * time.Second, true},
 		{"no slot", []OutlookStage{{Tasks: 12, Task: 10 * time.Second}}, 0, 0, false},
 		{"task time unknown", []OutlookStage{{Tasks: 12}}, 4, 0, false},
 		{"done stages count nothing", []OutlookStage{{Tasks: 0}, {Tasks: 4, Task: time.Second}}, 4, time.Second, true},
