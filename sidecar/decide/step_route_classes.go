@@ -92,6 +92,8 @@ func (st routeClassesStep) Run(s *decideState) error {
 		for c, at := range cs {
 			if s.Snap.Time.Sub(at) <= window {
 				add(leaf, c)
+			} else {
+				delete(cs, c) // out of the window for good
 			}
 		}
 	}
