@@ -24,8 +24,8 @@ import (
 //   - do no harm: no running class predicted slower than under the admin's
 //     own configuration by more than safety.harm_margin_percent (do no
 //     harm), no route to where a class the queue ran is measured slower
-//     (route slows no class), the plan lends only what was idle (lend only idle), and
-//     calibration risks a bounded sample (PS plan);
+//     (route slows no class), the plan lends only what was idle (lend
+//     only idle), and calibration risks a bounded sample (PS plan);
 //   - stability: no move back within rate.reversal_hold (reversal hold),
 //     no move under rate.min_move_points (small moves; both off unless set);
 //   - what the RM will do with the result: the work its preemption would
