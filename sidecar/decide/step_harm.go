@@ -158,10 +158,7 @@ func deadlineQueues(s *decideState) map[string]bool {
 func (st harmStep) adminConfig(s *decideState) harmConfig {
 	c := harmConfig{home: map[string]string{}, abs: map[string]map[string]float64{}}
 	for _, leaf := range s.Tree.Leaves() {
-		c.home[leaf.Path] = leaf.DefaultLabelExpression
-		if v, ok := st.Seen[SeenKey(leaf.Path, "")]; ok && v.Home != nil {
-			c.home[leaf.Path] = *v.Home
-		}
+		c.home[leaf.Path] = adminHome(st.Seen, leaf)
 		c.abs[leaf.Path] = map[string]float64{}
 		for _, part := range s.Tree.Labels {
 			c.abs[leaf.Path][part] = leaf.AbsCapacity[part]
@@ -231,10 +228,7 @@ func (st harmStep) blend(s *decideState, keep float64, planHomes bool, exempt ma
 				newSum[g] += nt.Capacity[part]
 			}
 			if !planHomes && q.IsLeaf() {
-				home := q.DefaultLabelExpression
-				if sv, ok := st.Seen[SeenKey(path, "")]; ok && sv.Home != nil {
-					home = *sv.Home
-				}
+				home := adminHome(st.Seen, q)
 				nt.DefaultLabelExpression = &home
 			}
 		}

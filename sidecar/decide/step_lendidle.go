@@ -136,7 +136,7 @@ func (st lendIdleStep) Run(s *decideState) error {
 		if !st.Recent.busy(leaf.Path, now, w) {
 			continue
 		}
-		h := st.adminHome(leaf)
+		h := adminHome(st.Seen, leaf)
 		if busyIn[h] == nil {
 			busyIn[h] = map[string]bool{}
 		}
@@ -182,9 +182,10 @@ func (st lendIdleStep) Run(s *decideState) error {
 	return nil
 }
 
-// adminHome is a leaf's default-node-label-expression as the admin set it.
-func (st lendIdleStep) adminHome(q *schedconf.Queue) string {
-	if v, ok := st.Seen[SeenKey(q.Path, "")]; ok && v.Home != nil {
+// adminHome is a leaf's default-node-label-expression as the admin set it
+// (first seen), else its live one.
+func adminHome(seen map[string]SeenValue, q *schedconf.Queue) string {
+	if v, ok := seen[SeenKey(q.Path, "")]; ok && v.Home != nil {
 		return *v.Home
 	}
 	return q.DefaultLabelExpression
@@ -266,7 +267,7 @@ func (st lendIdleStep) guestRoutes(s *decideState, exempt map[string]bool) []str
 	}
 	idle := maps.Clone(slots)
 	for _, leaf := range s.Tree.Leaves() {
-		idle[st.adminHome(leaf)] -= demand[leaf.Path]
+		idle[adminHome(st.Seen, leaf)] -= demand[leaf.Path]
 	}
 	var sent []string
 	for _, path := range slices.Sorted(maps.Keys(s.Targets)) {
@@ -275,7 +276,7 @@ func (st lendIdleStep) guestRoutes(s *decideState, exempt map[string]bool) []str
 		if !ok || !q.IsLeaf() || exempt[path] {
 			continue
 		}
-		home, to := st.adminHome(q), q.DefaultLabelExpression
+		home, to := adminHome(st.Seen, q), q.DefaultLabelExpression
 		if t.DefaultLabelExpression != nil {
 			to = *t.DefaultLabelExpression
 		}
@@ -358,7 +359,7 @@ func (st lendIdleStep) capGuests(s *decideState, parent *schedconf.Queue, part s
 		if t.DefaultLabelExpression != nil {
 			to = *t.DefaultLabelExpression
 		}
-		home := st.adminHome(c)
+		home := adminHome(st.Seen, c)
 		switch {
 		case to == part && home != part && demand[c.Path] > 0 && !exempt[c.Path]:
 			guests = append(guests, i)

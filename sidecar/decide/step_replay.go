@@ -419,10 +419,7 @@ func (st replayPlanStep) write(s *decideState, c *replayCandidate, why string) {
 			t.Capacity[p] = math.Round(pct*100) / 100
 		}
 		if q.IsLeaf() {
-			home := q.DefaultLabelExpression
-			if v, ok := st.Seen[SeenKey(q.Path, "")]; ok && v.Home != nil {
-				home = *v.Home
-			}
+			home := adminHome(st.Seen, q)
 			if c != nil && slices.Contains(c.Routed, q.Path) {
 				home = c.Partition
 			}

@@ -119,10 +119,7 @@ func (st routeClassesStep) Run(s *decideState) error {
 		if !ok || !leaf.IsLeaf() || t.DefaultLabelExpression == nil || s.Urgent[path] != "" {
 			continue
 		}
-		admin := leaf.DefaultLabelExpression
-		if v, ok := st.Seen[SeenKey(path, "")]; ok && v.Home != nil {
-			admin = *v.Home
-		}
+		admin := adminHome(st.Seen, leaf)
 		to := *t.DefaultLabelExpression
 		if to == admin {
 			continue
