@@ -23,8 +23,13 @@ type amKey struct{ queue, partition string }
 // estimateAMUse sets AMUsed for the apps of a lean read (after fillUsage)
 // whose AM use is not kept: kept says which apps' AM use was read, and
 // nodePartition maps node ids to partitions (the snapshot's listing). It
-// returns how many were estimated.
-func estimateAMUse(apps []cluster.App, kept map[string]usageEntry, queues []cluster.Queue, nodePartition map[string]string) int {
+// returns how many were estimated. Accepted are the apps still ACCEPTED:
+// one whose AM container is already allocated (its AM launching, not yet
+// registered) holds its share of the queue's AM use too, though nothing
+// is set for it; counted with the running apps only, the queue's AM use
+// went to them (hetero-like data-heavy: two running apps given 3.5 AMs
+// each while five AMs were launching).
+func estimateAMUse(apps, accepted []cluster.App, kept map[string]usageEntry, queues []cluster.Queue, nodePartition map[string]string) int {
 	residual := map[amKey]cluster.Resource{}
 	for _, q := range queues {
 		if !q.Leaf {
@@ -53,15 +58,25 @@ func estimateAMUse(apps []cluster.App, kept map[string]usageEntry, queues []clus
 		k := amKey{a.Queue, p}
 		need[k] = append(need[k], i)
 	}
+	launching := map[amKey][]string{}
+	for _, a := range accepted {
+		if p, ok := nodePartition[a.AMNodeID]; ok && a.AMNodeID != "" && a.RunningContainers > 0 {
+			k := amKey{a.Queue, p}
+			launching[k] = append(launching[k], a.ID)
+		}
+	}
 	n := 0
 	for k, idx := range need {
 		r := residual[k]
 		if r.MemoryMB <= 0 {
 			continue // the queue's AM use there is all known (or not said)
 		}
-		w := make(map[string]int64, len(idx))
+		w := make(map[string]int64, len(idx)+len(launching[k]))
 		for _, i := range idx {
 			w[apps[i].ID] = 1
+		}
+		for _, id := range launching[k] {
+			w[id] = 1
 		}
 		mem, vc := apportion64(r.MemoryMB, w), apportion64(max(r.VCores, 0), w)
 		sort.Ints(idx)

@@ -26,12 +26,13 @@ func TestEstimateAMUse(t *testing.T) {
 	}
 	nodes := map[string]string{"n1": "", "n2": "", "g1": "gpu"}
 	for _, tc := range []struct {
-		name   string
-		apps   []cluster.App
-		kept   map[string]usageEntry
-		queues []cluster.Queue
-		want   map[string]cluster.Resource // AM use summed over partitions
-		est    map[string]bool
+		name     string
+		apps     []cluster.App
+		accepted []cluster.App
+		kept     map[string]usageEntry
+		queues   []cluster.Queue
+		want     map[string]cluster.Resource // AM use summed over partitions
+		est      map[string]bool
 	}{
 		{
 			name:   "the queue's AM use shared evenly",
@@ -68,6 +69,15 @@ func TestEstimateAMUse(t *testing.T) {
 			want:   map[string]cluster.Resource{},
 		},
 		{
+			name: "an ACCEPTED app whose AM is launching holds its share",
+			apps: []cluster.App{filled("a", "root.q", "n1", 0)},
+			accepted: []cluster.App{{ID: "l", Queue: "root.q", AMNodeID: "n2", RunningContainers: 1},
+				{ID: "w", Queue: "root.q"}}, // no AM container yet: holds nothing
+			queues: []cluster.Queue{leaf("root.q", map[string]int64{"": 2048})},
+			want:   map[string]cluster.Resource{"a": mb(1024)},
+			est:    map[string]bool{"a": true},
+		},
+		{
 			name:   "never more than the app holds",
 			apps:   []cluster.App{filled("a", "root.q", "n1", 0)},
 			queues: []cluster.Queue{leaf("root.q", map[string]int64{"": 8192})},
@@ -77,7 +87,7 @@ func TestEstimateAMUse(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			apps := append([]cluster.App(nil), tc.apps...)
-			n := estimateAMUse(apps, tc.kept, tc.queues, nodes)
+			n := estimateAMUse(apps, tc.accepted, tc.kept, tc.queues, nodes)
 			if n != len(tc.est) {
 				t.Errorf("estimated %d, want %d", n, len(tc.est))
 			}

@@ -153,7 +153,7 @@ func (c *Client) Observe(ctx context.Context, opts ObserveOptions) (cluster.Snap
 	if lean && !carryUsage(snap.Apps) {
 		entries := c.usage.entries()
 		kept, estimated := fillUsage(snap.Apps, entries, snap.Queues)
-		ams := estimateAMUse(snap.Apps, entries, snap.Queues, nodePartitions(snap.Nodes))
+		ams := estimateAMUse(snap.Apps, snap.Accepted, entries, snap.Queues, nodePartitions(snap.Nodes))
 		c.cfg.Logger.Debug("apps read", "decision", appsWhy, "apps", len(snap.Apps), "use_kept", kept, "use_estimated", estimated, "am_estimated", ams)
 	} else {
 		c.usage.putFull(snap.RM, snap.Time, snap.Apps)
