@@ -89,9 +89,9 @@ func TestObserveJobBudget(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// 18 minutes in, 12 apps run (AMs only in the default
+			// 14 minutes in, 11 apps run (AMs only in the default
 			// partition, as the RM places them).
-			c.RunUntil(c.Now().Add(18 * time.Minute))
+			c.RunUntil(c.Now().Add(14 * time.Minute))
 			cls := sc.Classes[0] // both of data-heavy's classes take the default map size
 			wantMap := cluster.Resource{MemoryMB: cls.MapMemoryMB, VCores: cls.MapVCores, GPUs: cls.MapGPUs}
 			m := &amCounter{h: c.Handler()}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yarn-sidecar/yarn-sidecar/yarn/schedconf"
 )
 
 // small is a three-node cluster: two CPU nodes in the default partition and
@@ -343,5 +345,72 @@ func TestLuckSeedKeepsTheJobs(t *testing.T) {
 	}
 	if reflect.DeepEqual(durations(plain), durations(a)) {
 		t.Fatal("another luck seed gave identical job times: it drives nothing")
+	}
+}
+
+// Common random numbers: a task attempt's time noise and a job's replica
+// placement are keyed by what they are for, so a run under another
+// configuration draws the same luck for the same task (testenv/sim
+// luck.go). Before, one shared stream made the first container placed
+// otherwise shift every later draw.
+func TestSameLuckForTheSameTask(t *testing.T) {
+	runWith := func(m *schedconf.Mutation) *Cluster {
+		sc, err := LoadScenario("hetero-100")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewCluster(sc, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m != nil {
+			if _, err := c.MutateConf(*m, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !c.RunUntilDone(24 * time.Hour) {
+			t.Fatal("hetero-100 did not finish in 24h of virtual time")
+		}
+		return c
+	}
+	stock := runWith(nil)
+	routed := runWith(&schedconf.Mutation{UpdateQueue: []schedconf.QueueUpdate{
+		{Queue: "root.adhoc", Params: map[string]string{"default-node-label-expression": "gpu"}},
+	}})
+	type key struct {
+		app string
+		idx int
+	}
+	byTask := func(c *Cluster) map[key]*task {
+		out := map[key]*task{}
+		for _, a := range c.apps {
+			for _, tk := range a.maps {
+				out[key{a.name, tk.idx}] = tk
+			}
+		}
+		return out
+	}
+	a, b := byTask(stock), byTask(routed)
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("map tasks: %d stock, %d routed", len(a), len(b))
+	}
+	same, moved := 0, 0
+	for k, ta := range a {
+		tb := b[k]
+		if !reflect.DeepEqual(ta.hosts, tb.hosts) {
+			t.Fatalf("%s map %d: replicas on %v under stock, %v routed", k.app, k.idx, ta.hosts, tb.hosts)
+		}
+		x, y := ta.attempts[0], tb.attempts[0]
+		if x.node.typ != y.node.typ {
+			moved++
+			continue
+		}
+		if x.cpu != y.cpu {
+			t.Fatalf("%s map %d on %s both times: %s of work under stock, %s routed", k.app, k.idx, x.node.typ, x.cpu, y.cpu)
+		}
+		same++
+	}
+	if moved == 0 || same == 0 {
+		t.Fatalf("the route moved %d first attempts to another node type and left %d: the case tests nothing", moved, same)
 	}
 }

@@ -30,6 +30,9 @@ type Cluster struct {
 	mu  sync.Mutex
 	sc  *Scenario
 	rng *rand.Rand
+	// luckSeed seeds every draw after the arrivals (luck): each draw
+	// from its own stream keyed by what it is for (luckFor).
+	luckSeed uint64
 
 	start, now time.Time
 	clusterTS  int64
@@ -150,8 +153,9 @@ func NewCluster(sc *Scenario, seed int64) (*Cluster, error) {
 		return nil, fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
 	c.specs = c.expandJobs()
+	c.luckSeed = uint64(seed)
 	if sc.LuckSeed != 0 {
-		c.rng = rand.New(rand.NewPCG(uint64(sc.LuckSeed), uint64(sc.LuckSeed)*0x9e3779b97f4a7c15+7))
+		c.luckSeed = uint64(sc.LuckSeed)
 	}
 	for i := range c.specs {
 		c.schedule(c.start.Add(c.specs[i].At), evArrival, i, nil)

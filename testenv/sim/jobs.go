@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -111,8 +113,9 @@ func (c *Cluster) submit(j JobSpec) *app {
 	block := c.sc.BlockSizeMB << 20
 	size := int64(j.Maps) * block
 	replicas := make([][]string, j.Maps)
+	luck := c.luckFor(appLuck(a), "blocks")
 	for i := range replicas {
-		replicas[i] = c.placeReplicasIn(j.InputRacks)
+		replicas[i] = c.placeReplicasIn(luck, j.InputRacks)
 	}
 	f := c.fs.AddFile(a.inputPath, size, block, replicas)
 	if cls.Spark != nil {
@@ -165,7 +168,7 @@ func (c *Cluster) resolveQueue(q string) string {
 
 // placeReplicas picks 3 DataNode hosts the way HDFS's default policy does:
 // one random node, then two on one other rack.
-func (c *Cluster) placeReplicas() []string {
+func (c *Cluster) placeReplicas(luck *rand.Rand) []string {
 	// DataNodes and, per rack, the DataNodes elsewhere: built once (the
 	// set of DataNodes is fixed when files are written), so placing a
 	// block costs O(1), not O(nodes).
@@ -190,21 +193,21 @@ func (c *Cluster) placeReplicas() []string {
 	if len(dns) == 0 {
 		return nil
 	}
-	first := dns[c.rng.IntN(len(dns))]
+	first := dns[luck.IntN(len(dns))]
 	other := c.offRack[first.rack]
 	if len(other) == 0 {
 		other = dns
 	}
-	return c.replicaHosts(first, other)
+	return c.replicaHosts(luck, first, other)
 }
 
 // replicaHosts is HDFS's default placement after the first replica: two
 // more on distinct hosts drawn from other (off the first's rack when it
 // can), up to 20 draws.
-func (c *Cluster) replicaHosts(first *node, other []*node) []string {
+func (c *Cluster) replicaHosts(luck *rand.Rand, first *node, other []*node) []string {
 	hosts := []string{first.host}
 	for tries := 0; len(hosts) < 3 && tries < 20; tries++ {
-		n := other[c.rng.IntN(len(other))]
+		n := other[luck.IntN(len(other))]
 		dup := false
 		for _, h := range hosts {
 			dup = dup || h == n.host
@@ -284,7 +287,8 @@ func (c *Cluster) startAttempt(a *app, t *task, n *node, locality string) {
 		a.missedNonPartitioned = 0
 	}
 	speed := c.sc.SpeedAt(n.typ, a.class, c.now.Sub(c.start))
-	noise := func() float64 { return math.Exp(c.sc.NoiseSigma * c.rng.NormFloat64()) }
+	luck := c.luckFor(appLuck(a), t.typ, strconv.Itoa(t.idx), strconv.Itoa(at.n))
+	noise := func() float64 { return math.Exp(c.sc.NoiseSigma * luck.NormFloat64()) }
 	if t.typ == "MAP" {
 		frac := float64(t.bytes) / float64(c.sc.BlockSizeMB<<20)
 		bw := c.sc.Bandwidth.NodeLocal

@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"math/rand/v2"
+)
 
 // Rack placement keys (issue 17): which racks a node type's nodes sit in
 // (node_types[].racks) and which racks hold a generator's input
@@ -29,9 +32,9 @@ func nodeRack(nt NodeTypeSpec, i int, seq *int, racks int) string {
 // racks only, the default policy within them: one random node, then two
 // on one other rack of the set (the same rack when the set has one).
 // Empty racks: the default policy over every DataNode.
-func (c *Cluster) placeReplicasIn(racks []int) []string {
+func (c *Cluster) placeReplicasIn(luck *rand.Rand, racks []int) []string {
 	if len(racks) == 0 {
-		return c.placeReplicas()
+		return c.placeReplicas(luck)
 	}
 	in := map[string]bool{}
 	for _, r := range racks {
@@ -46,7 +49,7 @@ func (c *Cluster) placeReplicasIn(racks []int) []string {
 	if len(cands) == 0 {
 		return nil
 	}
-	first := cands[c.rng.IntN(len(cands))]
+	first := cands[luck.IntN(len(cands))]
 	var other []*node
 	for _, n := range cands {
 		if n.rack != first.rack {
@@ -56,7 +59,7 @@ func (c *Cluster) placeReplicasIn(racks []int) []string {
 	if len(other) == 0 {
 		other = cands
 	}
-	return c.replicaHosts(first, other)
+	return c.replicaHosts(luck, first, other)
 }
 
 // validatePlacement checks the rack keys (node_types[].racks,

@@ -42,7 +42,7 @@ func TestRackPlacementKeys(t *testing.T) {
 	}
 	for _, cs := range cases {
 		for i := 0; i < 200; i++ {
-			hosts := c.placeReplicasIn(cs.racks)
+			hosts := c.placeReplicasIn(c.luckFor("test"), cs.racks)
 			if len(hosts) != 3 {
 				t.Fatalf("racks %v: %d replicas %v, want 3", cs.racks, len(hosts), hosts)
 			}

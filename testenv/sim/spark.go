@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/yarn-sidecar/yarn-sidecar/testenv/hdfsns"
@@ -140,7 +141,7 @@ func (s *sparkApp) wanted() int { return max(0, s.target-s.liveExecutors()) }
 func (c *Cluster) initSpark(a *app, cls ClassSpec, f *hdfsns.File) {
 	sp := cls.Spark
 	s := &sparkApp{spec: sp, execSize: rmweb.Resource{MemoryMB: sp.ExecutorMemoryMB, VCores: sp.ExecutorCores, GPUs: sp.ExecutorGPUs}}
-	if sp.ExecutorGPUs > 0 && sp.GPUShare > 0 && c.rng.Float64() >= sp.GPUShare {
+	if sp.ExecutorGPUs > 0 && sp.GPUShare > 0 && c.luckFor(appLuck(a), "gpu-share").Float64() >= sp.GPUShare {
 		s.execSize.GPUs = 0 // this run's executors ask no GPUs
 	}
 	for k, st := range sp.Stages {
@@ -276,14 +277,16 @@ func (c *Cluster) launchSparkTask(a *app, st *sparkStage, t *sparkTask, e *execu
 		work *= float64(t.bytes) / float64(c.sc.BlockSizeMB<<20)
 	}
 	speed := c.sc.SparkSpeed(a.class, st.spec.Name, e.typ(), c.now.Sub(c.start))
-	run := work / speed * math.Exp(c.sc.NoiseSigma*c.rng.NormFloat64())
 	at := &sparkAttempt{taskID: s.nextTask, stage: st, task: t, attempt: len(t.running), exec: e, status: "RUNNING", launch: c.now,
-		runMs: max(1, int64(math.Round(run*1000))), locality: locality, speculative: speculative}
+		locality: locality, speculative: speculative}
 	for _, o := range st.attempts {
 		if o.task == t && o.attempt >= at.attempt {
 			at.attempt = o.attempt + 1
 		}
 	}
+	luck := c.luckFor(appLuck(a), "stage", strconv.Itoa(st.id), strconv.Itoa(t.idx), strconv.Itoa(at.attempt))
+	run := work / speed * math.Exp(c.sc.NoiseSigma*luck.NormFloat64())
+	at.runMs = max(1, int64(math.Round(run*1000)))
 	s.nextTask++
 	if st.firstLaunch.IsZero() {
 		st.firstLaunch = c.now
