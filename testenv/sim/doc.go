@@ -25,6 +25,12 @@
 // node types can be kept to some racks: placement.go) and reduces with
 // slow-start.
 //
+// Luck (task-time noise, replica placement) is drawn per thing it is for,
+// keyed by the job and task (luck.go): two runs of the same arrivals under
+// different configurations draw the same noise for the same task attempt
+// and the same hosts for the same block (common random numbers), so what
+// differs between them is what the configurations did.
+//
 // With a scenario's yarn_site switching the monitor on, inter-queue
 // preemption after ProportionalCapacityPreemptionPolicy (preempt.go); with
 // its mapred_site switching mapreduce.map.speculative on, a simple model of

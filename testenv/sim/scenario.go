@@ -33,10 +33,17 @@ type Scenario struct {
 	// times' noise, replica placement) from its own seed: the same jobs
 	// with other luck. Two runs that differ only in it measure how far
 	// one configuration's class means move by chance alone.
-	LuckSeed  int64     `yaml:"luck_seed"`
-	Bandwidth Bandwidth `yaml:"bandwidth_mb_per_s"`
-	Racks     int       `yaml:"racks"`
-	FileStore bool      `yaml:"file_store"` // true: scheduler-conf not mutable
+	LuckSeed int64 `yaml:"luck_seed"`
+	// HeartbeatOffset shifts the order in which nodes heartbeat (which
+	// node is offered first each second). With the same luck it changes
+	// nothing a configuration decides, only which container lands where
+	// first: two runs that differ only in it measure how far a class mean
+	// moves when a run's scheduling order alone changes (the noise in a
+	// comparison of two configurations on the same luck).
+	HeartbeatOffset int       `yaml:"heartbeat_offset"`
+	Bandwidth       Bandwidth `yaml:"bandwidth_mb_per_s"`
+	Racks           int       `yaml:"racks"`
+	FileStore       bool      `yaml:"file_store"` // true: scheduler-conf not mutable
 	// HadoopVersion is the release whose wire details the RM serves where
 	// releases differ: "3.3.6" or "3.4.1" (the default; rmweb.ParseHadoopVersion).
 	HadoopVersion string `yaml:"hadoop_version"`

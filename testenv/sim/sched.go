@@ -65,7 +65,7 @@ func (c *Cluster) allocateAll() {
 	}
 	delay, rackDelay := c.localityDelays()
 	// Rotate the heartbeat order so no node is always offered first.
-	start := int(c.now.Unix()) % len(c.nodes)
+	start := (int(c.now.Unix()) + c.sc.HeartbeatOffset) % len(c.nodes)
 	for i := range c.nodes {
 		n := c.nodes[(start+i)%len(c.nodes)]
 		if n.state != "RUNNING" {
