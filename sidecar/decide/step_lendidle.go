@@ -384,10 +384,25 @@ func (st lendIdleStep) capGuests(s *decideState, parent *schedconf.Queue, part s
 	for _, i := range owners {
 		adminSum += st.adminShare(parent.Children[i], part)
 	}
+	// No idle container left to guests: they go back to their admin home
+	// too, as guestRoutes sends them (which counts the owners' demand now,
+	// not their peak in the window). Capped at nothing and left there, a
+	// guest's jobs ran on nothing: on tuning cluster 24 ml, routed to
+	// etl's gpu-a partition for its 3.5×, kept its home there at 0% while
+	// etl was busy, and ml's jobs ran 1.4–2.0× stock.
+	sendHome := parentSlots*idle/100 < 1
 	var out []string
 	for _, i := range guests {
 		c := parent.Children[i]
 		t := s.Targets[c.Path]
+		if sendHome {
+			h := adminHome(st.Seen, c)
+			t.DefaultLabelExpression = &h
+			if s.Restores == nil {
+				s.Restores = map[string]string{}
+			}
+			s.Restores[c.Path] = "lend only idle: back to the admin's home (the partition's own busy queues leave it nothing idle)"
+		}
 		t.Capacity = maps.Clone(t.Capacity)
 		t.Capacity[part] = cur[i] * idle / held
 		// The guest borrows no more than the idle share either: with the
@@ -400,7 +415,11 @@ func (st lendIdleStep) capGuests(s *decideState, parent *schedconf.Queue, part s
 			t.MaxCapacity[part] = math.Max(idle, t.Capacity[part])
 		}
 		s.Targets[c.Path] = t
-		out = append(out, fmt.Sprintf("%s in %q %.1f%% -> %.1f%%", c.Path, part, cur[i], t.Capacity[part]))
+		home := ""
+		if sendHome {
+			home = ", sent home to " + partitionName(*t.DefaultLabelExpression)
+		}
+		out = append(out, fmt.Sprintf("%s in %q %.1f%% -> %.1f%%%s", c.Path, part, cur[i], t.Capacity[part], home))
 	}
 	for _, i := range owners {
 		c := parent.Children[i]

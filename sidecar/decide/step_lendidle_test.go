@@ -149,10 +149,17 @@ func TestLendIdleGuestShare(t *testing.T) {
 		etl, ml int64 // demand of the default partition's own queues (20 slots)
 		wantBI  float64
 		wantMax float64 // bi's maximum-capacity there (the admin's 100 when nothing is capped)
+		// wantHome is bi's home after the step: the route ("") stands
+		// while a container is left idle to it, else the admin's gpu
+		// (tuning cluster 24).
+		wantHome string
 	}{
-		{"owners ask 15 of 20 slots: bi keeps 25% and borrows no more", 10, 5, 25, 25},
-		{"owners ask 19: bi keeps 5%, the owners get the rest back by the admin's shares", 12, 7, 5, 5},
-		{"owners ask 5: bi's 60% is within the idle 75%", 3, 2, 60, 100},
+		{"owners ask 15 of 20 slots: bi keeps 25% and borrows no more", 10, 5, 25, 25, ""},
+		{"owners ask 19: bi keeps 5%, the owners get the rest back by the admin's shares", 12, 7, 5, 5, ""},
+		{"owners ask 5: bi's 60% is within the idle 75%", 3, 2, 60, 100, ""},
+		// Now 10 of 20 (guestRoutes keeps the route), but both asked 10
+		// five minutes ago: nothing is idle at their peak.
+		{"owners asked all 20 within the window: bi goes home rather than stay at 0%", 5, 5, 0, 0, "gpu"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &decideState{Live: conf, Tree: mustTree(t, conf), Snap: harmWorld(t).Snap,
@@ -164,7 +171,12 @@ func TestLendIdleGuestShare(t *testing.T) {
 					"root.ml":  {Capacity: map[string]float64{"": 20}},
 				}}
 			seen := seenOf(s)
-			if err := (lendIdleStep{Seen: seen, Recent: &recentDemand{}}).Run(s); err != nil {
+			recent := &recentDemand{}
+			if tc.wantHome == "gpu" {
+				before := s.Snap.Time.Add(-5 * time.Minute)
+				recent.observe([]progress.QueueDemand{{Path: "root.etl", Demand: 10}, {Path: "root.ml", Demand: 10}}, before, DefaultIdleWindow)
+			}
+			if err := (lendIdleStep{Seen: seen, Recent: recent}).Run(s); err != nil {
 				t.Fatal(err)
 			}
 			got := func(q string) float64 { return s.Targets[q].Capacity[""] }
@@ -173,6 +185,12 @@ func TestLendIdleGuestShare(t *testing.T) {
 			}
 			if m := s.Targets["root.bi"].MaxCapacity[""]; math.Abs(m-tc.wantMax) > 1e-6 {
 				t.Fatalf("bi's maximum-capacity %.2f, want %.2f", m, tc.wantMax)
+			}
+			if h := s.Targets["root.bi"].DefaultLabelExpression; h == nil || *h != tc.wantHome {
+				t.Fatalf("bi's home %v, want %q", h, tc.wantHome)
+			}
+			if _, restored := s.Restores["root.bi"]; restored != (tc.wantHome == "gpu") {
+				t.Fatalf("bi restored %v, want %v (a route undone passes as a restore)", restored, tc.wantHome == "gpu")
 			}
 			if math.Abs(got("root.etl")-got("root.ml")) > 1e-6 {
 				t.Fatalf("etl %.2f ml %.2f: the freed share follows the admin's equal shares", got("root.etl"), got("root.ml"))
