@@ -261,7 +261,7 @@ func steeringRows(sc string, runs *experiment.Comparison) ([]Row, error) {
 		row("jobs more than 2% slower than under stock (all seeds)", fmt.Sprint(slower), "", "", "0")
 	} else {
 		row("classes whose mean completion is >2% slower than stock (day 2 where run)", fmt.Sprintf("%d %v", len(slowerClasses), slowerClasses),
-			fmt.Sprintf("%d single jobs >2%% slower on day 1 (noise draws differ per run)", slower), "", "0")
+			fmt.Sprintf("%d single jobs >2%% slower on day 1 (same luck per task; where the tasks land differs)", slower), "", "0")
 	}
 	row("reversals per queue per hour, sidecar: worst queue of any seed (mean over changed queues)", reversalFigure(runs.Sidecar), "", "", "≤1")
 	applied := meanOver(runs.Sidecar, func(r experiment.Result) float64 { return float64(r.Applied) })
