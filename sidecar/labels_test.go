@@ -435,3 +435,65 @@ func TestBandsWhereTheAdminPromisedNothing(t *testing.T) {
 		t.Errorf("pinned queue without an admin value: band %v, want [0, 0]", got)
 	}
 }
+
+// The queues' access to a new label is a scheduler-conf mutation the rate
+// limit may hold back. Held back after the labels were written, it left
+// them written without access; the rate limit is now asked first, and a
+// held-back change writes nothing.
+func TestLabelsDeferredWriteNothing(t *testing.T) {
+	_, client, a, auditPath := startUnlabelled(t, act.ModeApply, nil)
+	ctx := context.Background()
+	a.Rate = &act.RateLimit{MinInterval: time.Hour}
+	a.Rate.Record(time.Now()) // a mutation a moment ago: the next waits an hour
+	ch, before := layoutFor(t, client)
+	res, err := a.ApplyLabels(ctx, client, ch)
+	if err != nil || res != act.ResultDeferred {
+		t.Fatalf("apply: %s %v, want deferred", res, err)
+	}
+	after, _ := client.NodePartitions(ctx)
+	for id, l := range before {
+		if after[id] != l {
+			t.Errorf("node %s in %q after a deferred change, want %q", id, after[id], l)
+		}
+	}
+	if labels, _ := client.NodeLabels(ctx); len(labels) != 0 {
+		t.Errorf("labels %v written by a deferred change", labels)
+	}
+	if e := readAudit(t, auditPath); len(e) != 0 {
+		t.Errorf("audit %+v: a deferred change writes no record", e)
+	}
+}
+
+// A grant the RM refuses takes the labels back with it: labels without
+// the access they were for are half a change.
+func TestLabelsRolledBackWhenTheGrantIsRefused(t *testing.T) {
+	refuse := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/scheduler-conf") {
+				http.Error(w, "refused for the test", http.StatusBadRequest)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	_, client, a, auditPath := startUnlabelled(t, act.ModeApply, refuse)
+	ctx := context.Background()
+	ch, before := layoutFor(t, client)
+	res, err := a.ApplyLabels(ctx, client, ch)
+	if res != act.ResultRolledBack || err == nil || !strings.Contains(err.Error(), "grant the queues access") {
+		t.Fatalf("apply: %s %v, want rolled back for the grant", res, err)
+	}
+	after, _ := client.NodePartitions(ctx)
+	for id, l := range before {
+		if after[id] != l {
+			t.Errorf("node %s in %q after the rollback, want %q", id, after[id], l)
+		}
+	}
+	if labels, _ := client.NodeLabels(ctx); len(labels) != 0 {
+		t.Errorf("labels %v left after the rollback", labels)
+	}
+	e := readAudit(t, auditPath)
+	if len(e) < 3 || e[0].Result != act.ResultApplied || e[len(e)-1].Result != act.ResultRolledBack {
+		t.Fatalf("audit %+v: want the label write, the refused grant, then the labels' rollback", e)
+	}
+}

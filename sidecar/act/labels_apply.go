@@ -39,34 +39,73 @@ func (a *Applier) ApplyLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 	log := a.logger()
 	entry := AuditEntry{Time: a.now(), Cycle: a.Cycle, Mode: a.Mode, User: a.User, Reasons: ch.Reasons,
 		Before: map[string]string{}, After: map[string]string{}, Calibrations: ch.Calibrations}
-	res, err := a.applyLabels(ctx, api, ch, &entry)
+	// The queues' access to new labels is a scheduler-conf mutation the
+	// rate limit may hold back; asked only after the labels were written,
+	// it left them written without access (on the mini cluster two queues
+	// were then routed to a partition where nobody had capacity, and their
+	// apps waited forever). So the rate limit is asked first, and the
+	// labels go back if the access is not granted.
+	var grant func() (Result, error)
+	if len(ch.Grants) > 0 && !a.Mode.RecordsOnly() {
+		probe, err := a.grantPlan(ctx, ch)
+		if err != nil {
+			return ResultFailed, err
+		}
+		if ok, why := a.Rate.Allow(planTime(probe, a.now()), probe); !ok {
+			log.Info("node labels deferred: the access they need would be", "reason", why)
+			return ResultDeferred, nil
+		}
+		grant = func() (Result, error) { return a.grantLabels(ctx, api, ch) }
+	}
+	res, undo, err := a.applyLabels(ctx, api, ch, &entry)
+	err = a.auditLabels(entry, res, err)
+	if err != nil || res != ResultApplied || grant == nil {
+		return res, err
+	}
+	if gres, gerr := grant(); gres != ResultApplied {
+		if gerr == nil {
+			gerr = fmt.Errorf("%s", gres)
+		}
+		// The labels go back: written without the access they were for,
+		// they would be half a change. Its own audit line says so.
+		a.Cycle++
+		back := AuditEntry{Time: a.now(), Cycle: a.Cycle, Mode: a.Mode, User: a.User, Reasons: ch.Reasons,
+			Before: entry.After, After: entry.Before}
+		res, err = undo(fmt.Errorf("grant the queues access: %w", gerr))
+		return res, a.auditLabels(back, res, err)
+	}
+	return ResultApplied, nil
+}
+
+// auditLabels appends a label write's audit line and logs a failure.
+func (a *Applier) auditLabels(entry AuditEntry, res Result, err error) error {
 	entry.Result = res
 	if err != nil {
 		entry.Error = err.Error()
-		log.Error("node labels not applied", "result", res, "error", err)
+		a.logger().Error("node labels not applied", "result", res, "error", err)
 	}
 	if a.Audit != nil {
 		if aerr := a.Audit.Append(entry); aerr != nil {
 			err = errors.Join(err, fmt.Errorf("audit log: %w", aerr))
 		}
 	}
-	if err != nil || res != ResultApplied || len(ch.Grants) == 0 {
-		return res, err
-	}
-	return a.grantLabels(ctx, api, ch)
+	return err
 }
 
 // nodeKey names a node's label in an audit record's before/after.
 func NodeKey(id string) string { return "node-label:" + id }
 
-func (a *Applier) applyLabels(ctx context.Context, api NodeLabelAPI, ch LabelChange, entry *AuditEntry) (Result, error) {
+// applyLabels writes the labels and the nodes' and reads them back; a
+// failure puts the nodes' old labels back and removes the labels added.
+// undo does the same later (nil until something was written).
+func (a *Applier) applyLabels(ctx context.Context, api NodeLabelAPI, ch LabelChange, entry *AuditEntry) (Result, func(error) (Result, error), error) {
 	before, err := api.NodePartitions(ctx)
 	if err != nil {
-		return ResultFailed, fmt.Errorf("read node partitions: %w", err)
+		return ResultFailed, nil, fmt.Errorf("read node partitions: %w", err)
 	}
 	labels, err := api.NodeLabels(ctx)
 	if err != nil {
-		return ResultFailed, fmt.Errorf("read node labels: %w", err)
+		return ResultFailed, nil, fmt.Errorf("read node labels: %w", err)
 	}
 	for _, l := range ch.Add {
 		entry.After["add-node-label:"+l.Name] = fmt.Sprintf("exclusive=%v", l.Exclusive)
@@ -74,7 +113,7 @@ func (a *Applier) applyLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 	for id, l := range ch.Nodes {
 		cur, ok := before[id]
 		if !ok {
-			return ResultRejected, &RejectedError{Stage: "local", Err: fmt.Errorf("node %s is not in the cluster", id)}
+			return ResultRejected, nil, &RejectedError{Stage: "local", Err: fmt.Errorf("node %s is not in the cluster", id)}
 		}
 		entry.Before[NodeKey(id)], entry.After[NodeKey(id)] = cur, l
 	}
@@ -82,18 +121,16 @@ func (a *Applier) applyLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 	if ch.Lend {
 		check = LendCheck
 		if len(ch.Add) > 0 || len(ch.Grants) > 0 {
-			return ResultRejected, &RejectedError{Stage: "local", Err: fmt.Errorf("a calibration lend adds no label and grants no access")}
+			return ResultRejected, nil, &RejectedError{Stage: "local", Err: fmt.Errorf("a calibration lend adds no label and grants no access")}
 		}
 	}
 	if err := check(before, ch.Nodes); err != nil {
-		return ResultRejected, &RejectedError{Stage: "local", Err: err}
+		return ResultRejected, nil, &RejectedError{Stage: "local", Err: err}
 	}
 	if a.Mode.RecordsOnly() {
-		return ResultDryRun, nil
+		return ResultDryRun, nil, nil
 	}
 
-	wctx, cancel := a.writeContext(ctx)
-	defer cancel()
 	have := map[string]bool{}
 	for _, l := range labels {
 		have[l.Name] = true
@@ -107,6 +144,8 @@ func (a *Applier) applyLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 		}
 	}
 	undo := func(cause error) (Result, error) {
+		wctx, cancel := a.writeContext(ctx)
+		defer cancel()
 		restore := map[string]string{}
 		for id := range ch.Nodes {
 			restore[id] = before[id]
@@ -123,18 +162,23 @@ func (a *Applier) applyLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 		}
 		return ResultRolledBack, cause
 	}
+	wctx, cancel := a.writeContext(ctx)
+	defer cancel()
 	if len(toAdd) > 0 {
 		if err := api.AddNodeLabels(wctx, toAdd); err != nil {
-			return undo(fmt.Errorf("add node labels: %w", err))
+			res, err := undo(fmt.Errorf("add node labels: %w", err))
+			return res, nil, err
 		}
 	}
 	if err := api.ReplaceNodeLabels(wctx, ch.Nodes); err != nil {
-		return undo(fmt.Errorf("replace node labels: %w", err))
+		res, err := undo(fmt.Errorf("replace node labels: %w", err))
+		return res, nil, err
 	}
 	if err := verifyNodes(wctx, api, ch.Nodes, added); err != nil {
-		return undo(err)
+		res, err := undo(err)
+		return res, nil, err
 	}
-	return ResultApplied, nil
+	return ResultApplied, undo, nil
 }
 
 // verifyNodes reads back the labels and every node's partition.
@@ -223,13 +267,24 @@ func (a *Applier) grantLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 	for _, l := range labels {
 		a.Labels = append(a.Labels, l.Name)
 	}
+	pl, err := a.grantPlan(ctx, ch)
+	if err != nil {
+		return ResultRejected, err
+	}
+	out, err := a.Apply(ctx, pl)
+	return out.Result, err
+}
+
+// grantPlan is the mutation that gives each new label's queues access, on
+// the live scheduler-conf.
+func (a *Applier) grantPlan(ctx context.Context, ch LabelChange) (*plan.Plan, error) {
 	base, err := a.API.SchedulerConf(ctx)
 	if err != nil {
-		return ResultFailed, fmt.Errorf("labels applied; read scheduler-conf to grant access: %w", err)
+		return nil, fmt.Errorf("read scheduler-conf to grant access: %w", err)
 	}
 	version, err := a.API.ConfVersion(ctx)
 	if err != nil {
-		return ResultFailed, fmt.Errorf("labels applied; read scheduler-conf version: %w", err)
+		return nil, fmt.Errorf("read scheduler-conf version: %w", err)
 	}
 	desired := base
 	names := make([]string, 0, len(ch.Grants))
@@ -239,7 +294,7 @@ func (a *Applier) grantLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 	sort.Strings(names)
 	for _, l := range names {
 		if desired, err = GrantLabelAccess(desired, l, ch.Grants[l]); err != nil {
-			return ResultRejected, err
+			return nil, err
 		}
 	}
 	m := schedconf.Diff(base, desired)
@@ -253,6 +308,5 @@ func (a *Applier) grantLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 		pl.Changes = append(pl.Changes, plan.Change{Property: k, From: before[k], To: after[k], Reason: "access to a new partition"})
 	}
 	sort.Slice(pl.Changes, func(i, j int) bool { return pl.Changes[i].Property < pl.Changes[j].Property })
-	out, err := a.Apply(ctx, pl)
-	return out.Result, err
+	return pl, nil
 }
