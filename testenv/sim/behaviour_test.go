@@ -315,19 +315,7 @@ func TestLuckSeedKeepsTheJobs(t *testing.T) {
 		return func(sc *Scenario) { sc.LuckSeed = luck }
 	}
 	runLuck := func(luck int64) []JobResult {
-		sc, err := LoadScenario("hetero-100")
-		if err != nil {
-			t.Fatal(err)
-		}
-		withLuck(luck)(sc)
-		c, err := NewCluster(sc, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !c.RunUntilDone(24 * time.Hour) {
-			t.Fatal("hetero-100 did not finish in 24h of virtual time")
-		}
-		return c.Results()
+		return runHetero100(t, withLuck(luck)).Results()
 	}
 	plain, a, again := runLuck(0), runLuck(11), runLuck(11)
 	if !reflect.DeepEqual(a, again) {
@@ -420,19 +408,7 @@ func TestSameLuckForTheSameTask(t *testing.T) {
 // chance-alone run (testenv/bench heldout.go).
 func TestHeartbeatOffsetOnlyReorders(t *testing.T) {
 	runOffset := func(off int) []JobResult {
-		sc, err := LoadScenario("hetero-100")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc.HeartbeatOffset = off
-		c, err := NewCluster(sc, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !c.RunUntilDone(24 * time.Hour) {
-			t.Fatal("hetero-100 did not finish in 24h of virtual time")
-		}
-		return c.Results()
+		return runHetero100(t, func(sc *Scenario) { sc.HeartbeatOffset = off }).Results()
 	}
 	plain, shifted := runOffset(0), runOffset(1)
 	if len(plain) != len(shifted) {
@@ -447,4 +423,23 @@ func TestHeartbeatOffsetOnlyReorders(t *testing.T) {
 	if reflect.DeepEqual(durations(plain), durations(shifted)) {
 		t.Fatal("another heartbeat order gave identical job times: it changes nothing")
 	}
+}
+
+// runHetero100 runs hetero-100 on run seed 3 to its end, edit applied to
+// the scenario first.
+func runHetero100(t *testing.T, edit func(*Scenario)) *Cluster {
+	t.Helper()
+	sc, err := LoadScenario("hetero-100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(sc)
+	c, err := NewCluster(sc, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.RunUntilDone(24 * time.Hour) {
+		t.Fatal("hetero-100 did not finish in 24h of virtual time")
+	}
+	return c
 }
