@@ -25,10 +25,12 @@ type NodeLabelAPI interface {
 var _ NodeLabelAPI = (*yarn.Client)(nil)
 
 // ApplyLabels puts a label change in place: refuse one that strands the
-// default partition → (dry-run stops here) → add the new labels → relabel
-// the nodes → read both back → on an error or a difference, put the nodes'
-// old labels back and remove the labels it added → then, in one
-// scheduler-conf mutation through Apply, give the chosen queues access.
+// default partition → (dry-run stops here) → ask the rate limit whether
+// the queues' access may be written now, else write nothing (deferred) →
+// add the new labels → relabel the nodes → read both back → on an error
+// or a difference, put the nodes' old labels back and remove the labels
+// it added → then, in one scheduler-conf mutation through Apply, give the
+// chosen queues access, and if that does not apply, take the labels back.
 // Each step is one audit line. A real RM answers 200 to a label body it
 // cannot read and changes nothing; only the read-back tells.
 func (a *Applier) ApplyLabels(ctx context.Context, api NodeLabelAPI, ch LabelChange) (Result, error) {
