@@ -57,7 +57,7 @@ func (a *Applier) ApplyLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 			log.Info("node labels deferred: the access they need would be", "reason", why)
 			return ResultDeferred, nil
 		}
-		grant = func() (Result, error) { return a.grantLabels(ctx, api, ch) }
+		grant = func() (Result, error) { return a.grantLabels(ctx, api, probe) }
 	}
 	res, undo, err := a.applyLabels(ctx, api, ch, &entry)
 	err = a.auditLabels(entry, res, err)
@@ -258,7 +258,7 @@ func LendCheck(before, next map[string]string) error {
 
 // grantLabels gives each new label's queues access, as one mutation
 // through Apply (validation, version check, verify, rollback, audit).
-func (a *Applier) grantLabels(ctx context.Context, api NodeLabelAPI, ch LabelChange) (Result, error) {
+func (a *Applier) grantLabels(ctx context.Context, api NodeLabelAPI, pl *plan.Plan) (Result, error) {
 	// Local validation checks labels against the cluster's: read them now
 	// that the new ones exist.
 	labels, err := api.NodeLabels(ctx)
@@ -268,10 +268,6 @@ func (a *Applier) grantLabels(ctx context.Context, api NodeLabelAPI, ch LabelCha
 	a.Labels = a.Labels[:0:0]
 	for _, l := range labels {
 		a.Labels = append(a.Labels, l.Name)
-	}
-	pl, err := a.grantPlan(ctx, ch)
-	if err != nil {
-		return ResultRejected, err
 	}
 	out, err := a.Apply(ctx, pl)
 	return out.Result, err
