@@ -27,8 +27,8 @@ type amKey struct{ queue, partition string }
 // one whose AM container is already allocated (its AM launching, not yet
 // registered) holds its share of the queue's AM use too, though nothing
 // is set for it; counted with the running apps only, the queue's AM use
-// went to them (hetero-like data-heavy: two running apps given 3.5 AMs
-// each while five AMs were launching).
+// went to them (on data-heavy two running apps were given 3.5 AMs each
+// while five AMs were launching).
 func estimateAMUse(apps, accepted []cluster.App, kept map[string]usageEntry, queues []cluster.Queue, nodePartition map[string]string) int {
 	residual := map[amKey]cluster.Resource{}
 	for _, q := range queues {
@@ -51,17 +51,13 @@ func estimateAMUse(apps, accepted []cluster.App, kept map[string]usageEntry, que
 			}
 			continue
 		}
-		p, ok := nodePartition[a.AMNodeID]
-		if a.AMNodeID == "" || !ok || a.RunningContainers == 0 {
-			continue
+		if k, ok := amPartition(*a, nodePartition); ok {
+			need[k] = append(need[k], i)
 		}
-		k := amKey{a.Queue, p}
-		need[k] = append(need[k], i)
 	}
 	launching := map[amKey][]string{}
 	for _, a := range accepted {
-		if p, ok := nodePartition[a.AMNodeID]; ok && a.AMNodeID != "" && a.RunningContainers > 0 {
-			k := amKey{a.Queue, p}
+		if k, ok := amPartition(a, nodePartition); ok {
 			launching[k] = append(launching[k], a.ID)
 		}
 	}
@@ -97,6 +93,16 @@ func estimateAMUse(apps, accepted []cluster.App, kept map[string]usageEntry, que
 		}
 	}
 	return n
+}
+
+// amPartition is the queue and partition of an app's AM container: false
+// when it has none running or its node is not in the listing.
+func amPartition(a cluster.App, nodePartition map[string]string) (amKey, bool) {
+	p, ok := nodePartition[a.AMNodeID]
+	if a.AMNodeID == "" || !ok || a.RunningContainers == 0 {
+		return amKey{}, false
+	}
+	return amKey{a.Queue, p}, true
 }
 
 // amResourceOf is the app's AM use summed over partitions.

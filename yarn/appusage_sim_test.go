@@ -100,13 +100,8 @@ func leanAppsRead(t *testing.T, nodeType func(cluster.Node) string, mixed bool) 
 			}
 			if a.AMEstimated {
 				amEstimated++
-				var am, wantAM cluster.Resource
-				for _, u := range a.UsageByPartition {
-					am = am.Add(u.AMUsed)
-				}
-				for _, u := range w.UsageByPartition {
-					wantAM = wantAM.Add(u.AMUsed)
-				}
+				am := sumUsage(a.UsageByPartition, func(u cluster.AppPartitionUsage) cluster.Resource { return u.AMUsed })
+				wantAM := sumUsage(w.UsageByPartition, func(u cluster.AppPartitionUsage) cluster.Resource { return u.AMUsed })
 				if am != wantAM {
 					t.Errorf("%s %s: estimated AM use %+v, a full read says %+v", step, a.ID, am, wantAM)
 				}
@@ -120,13 +115,8 @@ func leanAppsRead(t *testing.T, nodeType func(cluster.Node) string, mixed bool) 
 				continue
 			}
 			kept++
-			var total, wantTotal cluster.Resource
-			for _, u := range a.UsageByPartition {
-				total = total.Add(u.Used)
-			}
-			for _, u := range w.UsageByPartition {
-				wantTotal = wantTotal.Add(u.Used)
-			}
+			used := func(u cluster.AppPartitionUsage) cluster.Resource { return u.Used }
+			total, wantTotal := sumUsage(a.UsageByPartition, used), sumUsage(w.UsageByPartition, used)
 			if total != wantTotal {
 				t.Errorf("%s %s: kept use %+v in all, a full read says %+v", step, a.ID, total, wantTotal)
 				continue
@@ -201,4 +191,13 @@ func leanAppsRead(t *testing.T, nodeType func(cluster.Node) string, mixed bool) 
 			}
 		}
 	}
+}
+
+// sumUsage adds one field of an app's use over its partitions.
+func sumUsage(by map[string]cluster.AppPartitionUsage, field func(cluster.AppPartitionUsage) cluster.Resource) cluster.Resource {
+	var r cluster.Resource
+	for _, u := range by {
+		r = r.Add(field(u))
+	}
+	return r
 }
