@@ -55,13 +55,13 @@ type clusterOutcome struct {
 	// writes at its start (rack-locality-full-reset=false): how much of the
 	// sidecar's figure a static one-line change gives.
 	locality experiment.Result
-	// luck is stock again on the same jobs and luck with the nodes'
+	// chance is stock again on the same jobs and luck with the nodes'
 	// heartbeat order shifted (sim.Scenario.HeartbeatOffset): how far a
 	// class mean moves when the run's scheduling order alone changes, the
 	// noise floor of the harm figures (the sidecar's run shares stock's
 	// luck and changes its order).
-	luck experiment.Result
-	off  *experiment.Result // the unguarded sidecar (-heldout-unguarded)
+	chance experiment.Result
+	off    *experiment.Result // the unguarded sidecar (-heldout-unguarded)
 	// ablated are the sidecar runs without one decide step each, by the
 	// step's name (-heldout-ablate, heldout_ablate.go).
 	ablated map[string]experiment.Result
@@ -137,7 +137,7 @@ func runHeldOut(o Options) ([]Row, error) {
 	tasks = nil
 	var mu sync.Mutex
 	// runs are each cluster's judged runs, one per run seed.
-	type judgedRuns struct{ stock, static, safe, locality, luck, side []experiment.Result }
+	type judgedRuns struct{ stock, static, safe, locality, chance, side []experiment.Result }
 	runs := make([]judgedRuns, len(seeds))
 	for k := range seeds {
 		best := 0
@@ -168,7 +168,7 @@ func runHeldOut(o Options) ([]Row, error) {
 				sm := families[k][safe].Mutation
 				add("harmless static", &runs[k].safe, func() (experiment.Result, error) { return experiment.RunStaticOn(sc, seed, sm) })
 			}
-			add("stock, other heartbeat order", &runs[k].luck, func() (experiment.Result, error) {
+			add("stock, other heartbeat order", &runs[k].chance, func() (experiment.Result, error) {
 				other := *sc
 				other.HeartbeatOffset = heldoutHeartbeatOffset
 				return experiment.RunStaticOn(&other, seed, nil)
@@ -247,7 +247,7 @@ func runHeldOut(o Options) ([]Row, error) {
 			out[k].safe = pooled(runs[k].safe)
 		}
 		out[k].locality, out[k].side = pooled(runs[k].locality), pooled(runs[k].side)
-		out[k].luck = pooled(runs[k].luck)
+		out[k].chance = pooled(runs[k].chance)
 	}
 	return append(heldoutRows(set, out, sweepWall, time.Since(start)), ablateRows(set, out, ablate)...), nil
 }
@@ -407,11 +407,11 @@ func heldoutRows(set string, out []clusterOutcome, sweep, wall time.Duration) []
 		loc = append(loc, judge(&out[k], out[k].locality))
 	}
 	ls := summarize(loc)
-	var luck []judged
+	var byChance []judged
 	for k := range out {
-		luck = append(luck, judge(&out[k], out[k].luck))
+		byChance = append(byChance, judge(&out[k], out[k].chance))
 	}
-	lk := summarize(luck)
+	lk := summarize(byChance)
 	var stat []judged
 	for k := range out {
 		stat = append(stat, judge(&out[k], out[k].static))
