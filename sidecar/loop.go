@@ -209,8 +209,12 @@ func (l *Loop) Once(ctx context.Context) (rep CycleReport, err error) {
 	plan.Calibrations = dec.Calibrations
 	for i, c := range plan.Changes {
 		plan.Changes[i].SetBy = dec.SetBy[decide.ProvenanceKey(c.Queue, c.Property)]
+		if v, ok := dec.Admin[decide.ProvenanceKey(c.Queue, c.Property)]; ok && c.Queue != "" {
+			plan.Changes[i].Admin = &v
+		}
 	}
 	plan.Restores = dec.Restores
+	plan.Repairs = dec.Repairs
 	rep.Plan = plan
 
 	if l.Applier.Validation == nil {

@@ -3,6 +3,7 @@ package sidecar
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,7 +127,9 @@ func TestRateLimit(t *testing.T) {
 // TestRateLimitReserve: with 12 an hour and 2 reserved, the 11th and 12th
 // mutations go only to plans that raise a queue back toward its guarantee
 // or for a deadline; past the cap only a plan that gives back and does
-// nothing else passes (act.GivesBackOnly).
+// nothing else passes (act.GivesBackOnly), or one whose every change goes
+// back toward the admin's value and repairs a predicted harm
+// (act.RepairsOnly).
 func TestRateLimitReserve(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	gain := map[string]float64{"sum_ps": 2, "sum_ps_now": 1}
@@ -137,6 +140,18 @@ func TestRateLimitReserve(t *testing.T) {
 	}
 	urgent := &plan.Plan{Predicted: gain, Changes: []plan.Change{{Queue: "root.b", Property: "capacity", From: "20", To: "45"}},
 		Urgent: map[string]string{"root.b": "job j4 at risk"}}
+	// Tuning cluster 45: the first half hour's moves spent the hour with
+	// etl routed to gpu, its CPU-bound class predicted 48% slower than
+	// under the admin's configuration; the plan that moves every value
+	// back toward the admin's waited 35 minutes (act.RepairsOnly).
+	etl, prod, home, ml := "67w", "33w", "", "33w"
+	returning := &plan.Plan{Predicted: gain, Changes: []plan.Change{
+		{Queue: "root.prod", Partition: "gpu", Property: "accessible-node-labels.gpu.capacity", From: "83.25w", To: "58.25w", Admin: &prod},
+		{Queue: "root.prod.etl", Partition: "gpu", Property: "accessible-node-labels.gpu.capacity", From: "91.75w", To: "75w", Admin: &etl},
+		{Queue: "root.prod.etl", Property: "default-node-label-expression", From: "gpu", To: "", Admin: &home},
+	}, Repairs: []string{"prod.etl/c1-cpu -48%"}}
+	noHarm := *returning
+	noHarm.Repairs = nil
 	for _, tc := range []struct {
 		name     string
 		past     int // mutations in the last hour
@@ -166,6 +181,12 @@ func TestRateLimitReserve(t *testing.T) {
 			Changes:  []plan.Change{{Queue: "root.b", Property: "capacity", From: "20", To: "40"}, {Queue: "root.c", Property: "capacity", From: "40", To: "20"}, {Queue: "root.c", Property: "maximum-capacity", From: "100", To: "20"}},
 			Restores: map[string]string{"root.b": "a guest's guarantee given back"}}, true, ""},
 		{"cap reached: a ΣPS move waits", 12, 2, ps, false, "max_mutations_per_hour is 12"},
+		{"cap reached: a plan whose every change goes back toward the admin's passes (cluster 45)", 12, 2, returning, true, ""},
+		{"reserve reached: the same return passes", 10, 2, returning, true, ""},
+		{"cap reached: a return with no predicted harm to repair waits", 12, 2, &noHarm, false, "max_mutations_per_hour is 12"},
+		{"cap reached: one change away from the admin's makes it wait", 12, 2, &plan.Plan{Predicted: gain,
+			Changes: append(slices.Clone(returning.Changes), plan.Change{Queue: "root.prod.ml", Partition: "gpu", Property: "accessible-node-labels.gpu.capacity", From: "25w", To: "8w", Admin: &ml}),
+			Repairs: returning.Repairs}, false, "max_mutations_per_hour is 12"},
 		{"no reserve: as before", 11, 0, ps, true, ""},
 	} {
 		r := &act.RateLimit{MaxPerHour: 12, Reserved: tc.reserved}

@@ -124,7 +124,8 @@ func planView(mode act.Mode, rep sidecar.CycleReport, err error) planJSON {
 }
 
 // printPlan prints the plan as tables; verbose adds the step that set
-// each value (Change.SetBy).
+// each value (Change.SetBy) and the admin's own value (Change.Admin, as
+// the sidecar first saw it).
 func printPlan(w io.Writer, rep sidecar.CycleReport, err error, verbose bool) {
 	p := rep.Plan
 	from := fmt.Sprintf("scheduler-conf version %d", p.ConfVersion)
@@ -137,7 +138,7 @@ func printPlan(w io.Writer, rep sidecar.CycleReport, err error, verbose bool) {
 		tw := newTable(w)
 		head := "QUEUE\tPARTITION\tPROPERTY\tFROM\tTO\tNOTE"
 		if verbose {
-			head += "\tSET BY"
+			head += "\tSET BY\tADMIN'S"
 		}
 		fmt.Fprintln(tw, head)
 		for _, c := range p.Changes {
@@ -151,7 +152,11 @@ func printPlan(w io.Writer, rep sidecar.CycleReport, err error, verbose bool) {
 			}
 			line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", c.Queue, part, c.Property, orDash(c.From), orDash(c.To), note)
 			if verbose {
-				line += "\t" + orDash(c.SetBy)
+				admin := "?"
+				if c.Admin != nil {
+					admin = orDash(*c.Admin)
+				}
+				line += "\t" + orDash(c.SetBy) + "\t" + admin
 			}
 			fmt.Fprintln(tw, line)
 		}

@@ -10,11 +10,12 @@ import (
 	"github.com/yarn-sidecar/yarn-sidecar/sidecar/plan"
 )
 
-// plan -v adds the step that set each value; without -v the table is as
-// it was.
+// plan -v adds the step that set each value and the admin's value;
+// without -v the table is as it was.
 func TestPrintPlanVerboseSetBy(t *testing.T) {
+	admin := "45"
 	rep := sidecar.CycleReport{Plan: &plan.Plan{Time: time.Unix(1_700_000_000, 0), Changes: []plan.Change{
-		{Queue: "root.etl", Property: "capacity", From: "50", To: "40", SetBy: "do no harm"},
+		{Queue: "root.etl", Property: "capacity", From: "50", To: "40", SetBy: "do no harm", Admin: &admin},
 		{Queue: "root.ml", Partition: "gpu", Property: "default-node-label-expression", From: "", To: "gpu", SetBy: "PS plan"},
 	}}}
 	cases := []struct {
@@ -22,8 +23,8 @@ func TestPrintPlanVerboseSetBy(t *testing.T) {
 		want    []string
 		not     []string
 	}{
-		{true, []string{"SET BY", "do no harm", "PS plan"}, nil},
-		{false, []string{"QUEUE", "root.etl"}, []string{"SET BY", "do no harm"}},
+		{true, []string{"SET BY", "do no harm", "PS plan", "ADMIN'S", "45"}, nil},
+		{false, []string{"QUEUE", "root.etl"}, []string{"SET BY", "do no harm", "ADMIN'S"}},
 	}
 	for _, tc := range cases {
 		var b bytes.Buffer

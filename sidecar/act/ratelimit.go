@@ -109,10 +109,11 @@ func (r *RateLimit) Allow(now time.Time, plan *plan.Plan) (bool, string) {
 	if n := len(r.past); n > 0 && r.MinInterval > 0 && now.Sub(r.past[n-1]) < r.MinInterval && !urgent {
 		return false, fmt.Sprintf("last mutation %s ago; min_apply_interval is %s", now.Sub(r.past[n-1]).Round(time.Second), r.MinInterval)
 	}
-	if r.MaxPerHour > 0 && len(r.past) >= r.MaxPerHour && !GivesBackOnly(plan) {
+	repairs := RepairsOnly(plan)
+	if r.MaxPerHour > 0 && len(r.past) >= r.MaxPerHour && !GivesBackOnly(plan) && !repairs {
 		return false, fmt.Sprintf("%d mutations in the last hour; max_mutations_per_hour is %d", len(r.past), r.MaxPerHour)
 	}
-	if r.Reserved > 0 && r.MaxPerHour > r.Reserved && len(r.past) >= r.MaxPerHour-r.Reserved && !urgent && !restores(plan) {
+	if r.Reserved > 0 && r.MaxPerHour > r.Reserved && len(r.past) >= r.MaxPerHour-r.Reserved && !urgent && !restores(plan) && !repairs {
 		return false, fmt.Sprintf("%d mutations in the last hour; the last %d of max_mutations_per_hour %d are kept for moves back to a queue's guarantee or for deadlines", len(r.past), r.Reserved, r.MaxPerHour)
 	}
 	if g, ok := predictedGain(plan); ok && r.MinGainPercent > 0 && g < r.MinGainPercent && !movesHomes(plan) && !urgent {

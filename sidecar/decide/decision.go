@@ -39,12 +39,19 @@ type Decision struct {
 	// SetBy names, per written value (provenanceKey: queue and property),
 	// the decision step that last set it (provenance.go).
 	SetBy map[string]string
+	// Admin names, under the same keys, the admin's value of each property
+	// a plan may write, as first seen (adminValues).
+	Admin map[string]string
 	// Calibrations are the queues sent to an unmeasured partition and the
 	// containers each exposes there (psPlanStep).
 	Calibrations []plan.CalibrationExposure
 	// Restores are queues raised back toward their guarantee or for their
 	// goal jobs (queue → reason; restoresStep).
 	Restores map[string]string
+	// Repairs are the running classes the live configuration is predicted
+	// to slow more than the harm margin against the admin's, and the plan
+	// does not (harmStep).
+	Repairs []string
 	// Preemption is what the preemption step saw and did (nil: no guard).
 	Preemption *PreemptionStatus
 }

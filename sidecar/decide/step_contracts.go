@@ -99,7 +99,7 @@ var stepContracts = map[string]stepContract{
 	"route slows no class": {"keep a leaf home where a class it ran within the window is measured slower than in its admin's home",
 		[]string{"Snap", "Tree", "Parts", "Queues", "Rates", "Urgent"}, []string{"Targets", "Restores", "Notes"}},
 	"do no harm": {"cut the plan back until no running class is predicted slower than under the admin's configuration",
-		[]string{"Tree", "Parts", "Queues", "Rates", "Plan", "Deadlines", "Urgent", "Arriving", "Holding"}, []string{"Targets", "Notes"}},
+		[]string{"Tree", "Parts", "Queues", "Rates", "Plan", "Deadlines", "Urgent", "Arriving", "Holding"}, []string{"Targets", "Repairs", "Notes"}},
 	"lend only idle": {"keep busy queues at the admin's guarantee; a route stands only where the partition's own queues leave slots idle",
 		[]string{"Snap", "Tree", "Parts", "Queues", "Urgent", "Arriving", "Holding"}, []string{"Targets", "Restores", "Notes"}},
 	"preemption": {"bound the work the RM's preemption would throw away because of the plan",

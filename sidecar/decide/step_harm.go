@@ -17,6 +17,18 @@ import (
 // do-no-harm step cuts it back (issue 32).
 const DefaultHarmMarginPercent = 2.0
 
+// DefaultRepairMarginPercent is how much slower than under the admin's
+// configuration the live configuration must be predicted to make a running
+// class for a plan that gives back to pass the rate limit's hourly cap
+// (plan.Repairs, act.RepairsOnly): the fluid model's prediction, not a
+// measured slowdown, so a larger margin than the plan's own. On tuning
+// cluster 45 (run seed 1) the stuck configuration was predicted to slow
+// etl's c4-cpu by 44% (it ran 2.3× stock); on tuning cluster 10 a return
+// for a 6% prediction (research's flat classes) passed the cap and the
+// configuration it left, which the sidecar could then not move away from
+// within the hour, made the cluster's mean 235 → 314 s (run seed 1).
+const DefaultRepairMarginPercent = 10.0
+
 // DefaultCalibrationMaxContainers bounds the containers a queue sent to an
 // unmeasured partition to calibrate may have in demand (issue 32: the
 // first plans on a generated cluster sent a queue of 500-map jobs to a
@@ -100,7 +112,7 @@ func (st harmStep) Run(s *decideState) error {
 	}
 	admin := st.adminConfig(s)
 	base := harmServe(s.Parts, queues, admin, s.Rates)
-	harmed := func(t map[string]plan.QueueTarget) []string {
+	harmedBy := func(t map[string]plan.QueueTarget, margin float64) []string {
 		got := harmServe(s.Parts, queues, planConfig(s, t), s.Rates)
 		var out []string
 		for _, k := range slices.Sorted(maps.Keys(base)) {
@@ -113,6 +125,16 @@ func (st harmStep) Run(s *decideState) error {
 		}
 		return out
 	}
+	harmed := func(t map[string]plan.QueueTarget) []string { return harmedBy(t, margin) }
+	// What the live configuration does to each class, for the repairs.
+	repairMargin := max(DefaultRepairMarginPercent, margin)
+	live := harmedBy(nil, repairMargin)
+	defer func() {
+		s.Repairs = repaired(live, harmed(s.Targets))
+		if len(s.Repairs) > 0 {
+			s.Notes = append(s.Notes, fmt.Sprintf("do no harm: the live configuration is predicted to slow %s against the admin's (repair margin %.0f%%); the plan does not", strings.Join(s.Repairs, ", "), repairMargin))
+		}
+	}()
 	worse := harmed(s.Targets)
 	if len(worse) == 0 {
 		return nil
@@ -127,6 +149,28 @@ func (st harmStep) Run(s *decideState) error {
 		}
 	}
 	return nil
+}
+
+// repaired are the classes harmed under the live configuration (live,
+// "queue/class -N%") that the plan no longer harms (planned).
+func repaired(live, planned []string) []string {
+	still := map[string]bool{}
+	for _, h := range planned {
+		still[harmedClass(h)] = true
+	}
+	var out []string
+	for _, h := range live {
+		if !still[harmedClass(h)] {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// harmedClass is the "queue/class" of a harmed entry ("queue/class -N%").
+func harmedClass(h string) string {
+	name, _, _ := strings.Cut(h, " ")
+	return name
 }
 
 // deadlineQueues are the queues whose goal jobs need containers now: a

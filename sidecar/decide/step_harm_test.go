@@ -2,6 +2,7 @@ package decide
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,5 +141,55 @@ func TestHarmRateUnmeasured(t *testing.T) {
 	}
 	if v := harmRate(progress.RateMap{}, "z", p, []string{"gpu"}); v != 1 {
 		t.Fatalf("rate %g of an unmeasured class, want 1", v)
+	}
+}
+
+// Repairs (issue 32, act.RepairsOnly): a class the live configuration is
+// predicted to slow against the admin's and the plan does not is named;
+// with the live configuration the admin's, or the check off, none is.
+func TestHarmStepRepairs(t *testing.T) {
+	squeezed := func(s *decideState) {
+		live := s.Live.Clone()
+		live["yarn.scheduler.capacity.root.a.capacity"] = "90"
+		live["yarn.scheduler.capacity.root.b.capacity"] = "10"
+		s.Live, s.Tree = live, mustTree(t, live)
+	}
+	back := map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 50, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 50, "gpu": 50}}}
+	stay := map[string]plan.QueueTarget{"root.a": {Capacity: map[string]float64{"": 90, "gpu": 50}}, "root.b": {Capacity: map[string]float64{"": 10, "gpu": 50}}}
+	for _, tc := range []struct {
+		name    string
+		squeeze bool
+		targets map[string]plan.QueueTarget
+		margin  float64
+		want    []string // queue/class named
+	}{
+		{"live squeezes b, the plan gives it back: b/y repaired", true, back, 0, []string{"b/y"}},
+		{"live squeezes b, the plan keeps it: cut back to the admin's, repaired", true, stay, 0, []string{"b/y"}},
+		{"live is the admin's: nothing to repair", false, back, 0, nil},
+		{"the check off: nothing named", true, back, -1, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := harmWorld(t)
+			seen := seenOf(s) // the admin's: a and b at 50%
+			if tc.squeeze {
+				squeezed(s)
+			}
+			s.Targets = tc.targets
+			if err := (harmStep{Seen: seen, Margin: tc.margin}).Run(s); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range s.Repairs {
+				got = append(got, harmedClass(r))
+			}
+			for _, w := range tc.want {
+				if !slices.Contains(got, w) {
+					t.Errorf("repairs %v, want %s among them", s.Repairs, w)
+				}
+			}
+			if tc.want == nil && len(got) > 0 {
+				t.Errorf("repairs %v, want none", s.Repairs)
+			}
+		})
 	}
 }

@@ -65,6 +65,10 @@ type decideState struct {
 	// Calibrations are the plan's calibration moves and their exposure
 	// (psPlanStep); Decide keeps those the final targets still make.
 	Calibrations []plan.CalibrationExposure
+	// Repairs are the running classes the live configuration is predicted
+	// to slow more than the harm margin against the admin's, and the plan
+	// does not (harmStep).
+	Repairs []string
 }
 
 // decideStep is one named step of the decision (Nomad's
@@ -253,7 +257,7 @@ func (d *PSDecider) Decide(snap cluster.Snapshot, live schedconf.Conf) (Decision
 	}
 	d.sent.record(s.Plan, s.Queues, tree)
 	d.samples.sampled(s.Sampled)
-	dec := Decision{Lend: s.Lend, Targets: s.Targets, SetBy: setBy, Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Restores: s.Restores, Preemption: s.Preemption,
+	dec := Decision{Lend: s.Lend, Targets: s.Targets, SetBy: setBy, Admin: adminValues(seen), Notes: s.Notes, Deadlines: s.Deadlines, Globals: s.Globals, Priorities: s.Priorities, Urgent: s.Urgent, Restores: s.Restores, Repairs: s.Repairs, Preemption: s.Preemption,
 		Predicted: map[string]float64{"sum_ps": s.Plan.SumPS, "sum_ps_bound": s.Plan.Bound, "min_ps_over_fair": s.Plan.MinPS}}
 	for _, c := range s.Calibrations {
 		if t, ok := s.Targets[c.Queue]; ok && t.DefaultLabelExpression != nil && *t.DefaultLabelExpression == c.Partition {

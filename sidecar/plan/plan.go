@@ -56,6 +56,10 @@ type Change struct {
 	// SetBy is the decision step that last set the value (provenance.go;
 	// empty for values outside the targets, e.g. globals).
 	SetBy string `json:"setBy,omitempty"`
+	// Admin is the admin's value of the property, as the sidecar first saw
+	// the queue (nil: not known): a change toward it gives back what the
+	// sidecar moved (act.ReturnsOnly).
+	Admin *string `json:"admin,omitempty"`
 }
 
 // Plan is one cycle's decision as a value: what to change, why, and the
@@ -89,6 +93,11 @@ type Plan struct {
 	// guarantee or for their goal jobs (queue → reason): such a plan may
 	// use the last mutations of the hour (RateLimit.Reserved).
 	Restores map[string]string `json:"restores,omitempty"`
+	// Repairs are the running classes the live configuration is predicted
+	// to slow more than the harm margin against the admin's own, and this
+	// plan does not ("queue/class -N%"): with every change a return to the
+	// admin's values, the plan passes the hourly cap (act.RepairsOnly).
+	Repairs []string `json:"repairs,omitempty"`
 }
 
 // Empty reports whether the plan changes nothing.
