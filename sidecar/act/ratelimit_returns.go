@@ -8,9 +8,9 @@ import (
 )
 
 // RepairsOnly: the live configuration is predicted to slow a running class
-// more than the harm margin against the admin's own and the plan does not
-// (plan.Repairs, the decision's do-no-harm step), and every change of the
-// plan gives back what the sidecar moved (ReturnsOnly). Such a plan passes
+// by more than the repair margin (10%) against the admin's own and the
+// plan does not (plan.Repairs, the decision's do-no-harm step), and every
+// change of the plan gives back what the sidecar moved (ReturnsOnly). Such a plan passes
 // the hourly cap and its reserve like a give-back (GivesBackOnly): the cap
 // bounds the moves away from the admin's configuration, and a return can
 // only follow one of them. It still waits the least interval, the gain

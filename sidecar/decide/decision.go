@@ -49,8 +49,8 @@ type Decision struct {
 	// goal jobs (queue → reason; restoresStep).
 	Restores map[string]string
 	// Repairs are the running classes the live configuration is predicted
-	// to slow more than the harm margin against the admin's, and the plan
-	// does not (harmStep).
+	// to slow by more than the repair margin (DefaultRepairMarginPercent)
+	// against the admin's, and the plan does not (harmStep).
 	Repairs []string
 	// Preemption is what the preemption step saw and did (nil: no guard).
 	Preemption *PreemptionStatus

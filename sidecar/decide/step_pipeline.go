@@ -66,8 +66,8 @@ type decideState struct {
 	// (psPlanStep); Decide keeps those the final targets still make.
 	Calibrations []plan.CalibrationExposure
 	// Repairs are the running classes the live configuration is predicted
-	// to slow more than the harm margin against the admin's, and the plan
-	// does not (harmStep).
+	// to slow by more than the repair margin (DefaultRepairMarginPercent)
+	// against the admin's, and the plan does not (harmStep).
 	Repairs []string
 }
 

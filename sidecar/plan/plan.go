@@ -94,9 +94,10 @@ type Plan struct {
 	// use the last mutations of the hour (RateLimit.Reserved).
 	Restores map[string]string `json:"restores,omitempty"`
 	// Repairs are the running classes the live configuration is predicted
-	// to slow more than the harm margin against the admin's own, and this
-	// plan does not ("queue/class -N%"): with every change a return to the
-	// admin's values, the plan passes the hourly cap (act.RepairsOnly).
+	// to slow by more than the repair margin (decide.DefaultRepairMarginPercent)
+	// against the admin's own, and this plan does not ("queue/class -N%"):
+	// with every change a return to the admin's values, the plan passes
+	// the hourly cap (act.RepairsOnly).
 	Repairs []string `json:"repairs,omitempty"`
 }
 
