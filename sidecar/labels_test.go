@@ -171,15 +171,7 @@ func TestLabelsPlanApplyVerify(t *testing.T) {
 // A real RM answers 200 to a label body it cannot read and changes
 // nothing: the read-back catches it and the labels added are removed.
 func TestLabelsRollbackWhenTheRMIgnoresTheWrite(t *testing.T) {
-	ignore := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasSuffix(r.URL.Path, "/replace-node-to-labels") {
-				w.WriteHeader(http.StatusOK)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
+	ignore := answerInstead(func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/replace-node-to-labels") }, http.StatusOK, "")
 	_, client, a, auditPath := startUnlabelled(t, act.ModeApply, ignore)
 	ctx := context.Background()
 	ch, before := layoutFor(t, client)
@@ -187,16 +179,7 @@ func TestLabelsRollbackWhenTheRMIgnoresTheWrite(t *testing.T) {
 	if res != act.ResultRolledBack || err == nil || !strings.Contains(err.Error(), "read-back") {
 		t.Fatalf("apply: %s %v, want rolled-back with a read-back error", res, err)
 	}
-	after, _ := client.NodePartitions(ctx)
-	for id, l := range before {
-		if after[id] != l {
-			t.Errorf("node %s in %q after rollback, want %q", id, after[id], l)
-		}
-	}
-	labels, _ := client.NodeLabels(ctx)
-	if len(labels) != 0 {
-		t.Errorf("labels %v left after rollback, want none", labels)
-	}
+	assertLabelsUnwritten(ctx, t, client, before, "after rollback")
 	entries := readAudit(t, auditPath)
 	if len(entries) != 1 || entries[0].Result != act.ResultRolledBack || entries[0].Error == "" {
 		t.Fatalf("audit %+v: want one rolled-back record with its error", entries)
@@ -211,15 +194,7 @@ func TestLabelsDryRunWritesNothing(t *testing.T) {
 	if err != nil || res != act.ResultDryRun {
 		t.Fatalf("dry-run: %s %v", res, err)
 	}
-	after, _ := client.NodePartitions(ctx)
-	for id, l := range before {
-		if after[id] != l {
-			t.Errorf("dry-run moved node %s to %q", id, after[id])
-		}
-	}
-	if labels, _ := client.NodeLabels(ctx); len(labels) != 0 {
-		t.Errorf("dry-run created labels %v", labels)
-	}
+	assertLabelsUnwritten(ctx, t, client, before, "after a dry-run")
 	if e := readAudit(t, auditPath); len(e) != 1 || e[0].Result != act.ResultDryRun {
 		t.Errorf("audit %+v: want one dry-run record", e)
 	}
@@ -450,15 +425,7 @@ func TestLabelsDeferredWriteNothing(t *testing.T) {
 	if err != nil || res != act.ResultDeferred {
 		t.Fatalf("apply: %s %v, want deferred", res, err)
 	}
-	after, _ := client.NodePartitions(ctx)
-	for id, l := range before {
-		if after[id] != l {
-			t.Errorf("node %s in %q after a deferred change, want %q", id, after[id], l)
-		}
-	}
-	if labels, _ := client.NodeLabels(ctx); len(labels) != 0 {
-		t.Errorf("labels %v written by a deferred change", labels)
-	}
+	assertLabelsUnwritten(ctx, t, client, before, "after a deferred change")
 	if e := readAudit(t, auditPath); len(e) != 0 {
 		t.Errorf("audit %+v: a deferred change writes no record", e)
 	}
@@ -467,15 +434,9 @@ func TestLabelsDeferredWriteNothing(t *testing.T) {
 // A grant the RM refuses takes the labels back with it: labels without
 // the access they were for are half a change.
 func TestLabelsRolledBackWhenTheGrantIsRefused(t *testing.T) {
-	refuse := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/scheduler-conf") {
-				http.Error(w, "refused for the test", http.StatusBadRequest)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
+	refuse := answerInstead(func(r *http.Request) bool {
+		return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/scheduler-conf")
+	}, http.StatusBadRequest, "refused for the test")
 	_, client, a, auditPath := startUnlabelled(t, act.ModeApply, refuse)
 	ctx := context.Background()
 	ch, before := layoutFor(t, client)
@@ -483,17 +444,44 @@ func TestLabelsRolledBackWhenTheGrantIsRefused(t *testing.T) {
 	if res != act.ResultRolledBack || err == nil || !strings.Contains(err.Error(), "grant the queues access") {
 		t.Fatalf("apply: %s %v, want rolled back for the grant", res, err)
 	}
-	after, _ := client.NodePartitions(ctx)
-	for id, l := range before {
-		if after[id] != l {
-			t.Errorf("node %s in %q after the rollback, want %q", id, after[id], l)
-		}
-	}
-	if labels, _ := client.NodeLabels(ctx); len(labels) != 0 {
-		t.Errorf("labels %v left after the rollback", labels)
-	}
+	assertLabelsUnwritten(ctx, t, client, before, "after the rollback")
 	e := readAudit(t, auditPath)
 	if len(e) < 3 || e[0].Result != act.ResultApplied || e[len(e)-1].Result != act.ResultRolledBack {
 		t.Fatalf("audit %+v: want the label write, the refused grant, then the labels' rollback", e)
+	}
+}
+
+// answerInstead wraps the mini RM: a request match picks is answered
+// with status and body (empty: the status alone, as a real RM's 200 to a
+// label body it cannot read) instead; the rest reach the RM.
+func answerInstead(match func(*http.Request) bool, status int, body string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch {
+			case !match(r):
+			case body == "":
+				w.WriteHeader(status)
+				return
+			default:
+				http.Error(w, body, status)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// assertLabelsUnwritten: every node is in the partition it was in before
+// and no label exists (the unlabelled cluster's start), when said.
+func assertLabelsUnwritten(ctx context.Context, t *testing.T, client *yarn.Client, before map[string]string, when string) {
+	t.Helper()
+	after, _ := client.NodePartitions(ctx)
+	for id, l := range before {
+		if after[id] != l {
+			t.Errorf("node %s in %q %s, want %q", id, after[id], when, l)
+		}
+	}
+	if labels, _ := client.NodeLabels(ctx); len(labels) != 0 {
+		t.Errorf("labels %v %s, want none", labels, when)
 	}
 }
