@@ -157,10 +157,7 @@ func (st lendIdleStep) Run(s *decideState) error {
 	}
 	for _, q := range slices.Sorted(maps.Keys(raised)) {
 		notes = append(notes, q)
-		if s.Restores == nil {
-			s.Restores = map[string]string{}
-		}
-		if _, ok := s.Restores[q]; !ok {
+		if _, ok := s.restores()[q]; !ok {
 			s.Restores[q] = "lend only idle: busy within " + w.String() + ", back to the admin's guarantee"
 		}
 	}
@@ -291,10 +288,7 @@ func (st lendIdleStep) guestRoutes(s *decideState, exempt map[string]bool) []str
 		t.DefaultLabelExpression = &h
 		s.Targets[path] = t
 		sent = append(sent, fmt.Sprintf("%s (%d containers; %q has none idle)", path, demand[path], to))
-		if s.Restores == nil {
-			s.Restores = map[string]string{}
-		}
-		s.Restores[path] = "lend only idle: back to the admin's home"
+		s.restores()[path] = "lend only idle: back to the admin's home"
 	}
 	return sent
 }
@@ -403,10 +397,7 @@ func (st lendIdleStep) capGuests(s *decideState, parent *schedconf.Queue, part s
 		if sendHome {
 			h := adminHome(st.Seen, c)
 			t.DefaultLabelExpression = &h
-			if s.Restores == nil {
-				s.Restores = map[string]string{}
-			}
-			s.Restores[c.Path] = "lend only idle: back to the admin's home (the partition's own busy queues leave it nothing idle)"
+			s.restores()[c.Path] = "lend only idle: back to the admin's home (the partition's own busy queues leave it nothing idle)"
 		}
 		t.Capacity = maps.Clone(t.Capacity)
 		t.Capacity[part] = cur[i] * idle / held
@@ -436,10 +427,7 @@ func (st lendIdleStep) capGuests(s *decideState, parent *schedconf.Queue, part s
 		}
 		t.Capacity[part] = cur[i] + freed*share
 		s.Targets[c.Path] = t
-		if s.Restores == nil {
-			s.Restores = map[string]string{}
-		}
-		if _, ok := s.Restores[c.Path]; !ok {
+		if _, ok := s.restores()[c.Path]; !ok {
 			s.Restores[c.Path] = "lend only idle: a guest's guarantee given back to the partition's own busy queues"
 		}
 	}

@@ -71,6 +71,15 @@ type decideState struct {
 	Repairs []string
 }
 
+// restores is s.Restores, made on first use, for a step that lists a
+// queue in it.
+func (s *decideState) restores() map[string]string {
+	if s.Restores == nil {
+		s.Restores = map[string]string{}
+	}
+	return s.Restores
+}
+
 // decideStep is one named step of the decision (Nomad's
 // scheduler/feasible/stack.go: each step its own type, wired in one place).
 type decideStep interface {

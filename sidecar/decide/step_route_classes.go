@@ -143,10 +143,7 @@ func (st routeClassesStep) Run(s *decideState) error {
 		if leaf.DefaultLabelExpression != admin {
 			// A live route that slows a class goes back at once: the
 			// rate limit's reserve and flap guard let a restore pass.
-			if s.Restores == nil {
-				s.Restores = map[string]string{}
-			}
-			s.Restores[path] = why
+			s.restores()[path] = why
 		}
 	}
 	return nil
